@@ -1,0 +1,36 @@
+# The README's two commands are `make demo` and `make test`; both start with
+# `setup`, which installs missing system packages (see scripts/setup.sh).
+GO      ?= go
+BIN     := bin/clearmatch
+DEMOOUT ?= demo-out
+
+.PHONY: all setup build test test-pure demo bench clean
+
+all: build
+
+setup:
+	@./scripts/setup.sh
+
+build: setup
+	$(GO) build -o $(BIN) ./cmd/clearmatch
+
+# test: vet and every test. Dataset tests read $$CLEARMATCH_DATA (default
+# ../shared/datasets); under CI a missing dataset is a failure, not a skip.
+test: setup
+	$(GO) vet ./...
+	$(GO) test ./...
+	$(MAKE) --no-print-directory test-pure
+
+# test-pure: the packages that must stay free of cgo build and pass without it.
+test-pure:
+	CGO_ENABLED=0 $(GO) build ./clear/... ./eval/... ./datasets/...
+	CGO_ENABLED=0 $(GO) test -count=1 ./clear/... ./eval/... ./datasets/...
+
+demo: build
+	./$(BIN) demo -out $(DEMOOUT) -force
+
+bench: setup
+	$(GO) test -run '^$$' -bench . -benchmem ./clear/
+
+clean:
+	rm -rf bin $(DEMOOUT)

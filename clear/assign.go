@@ -1,0 +1,225 @@
+package clear
+
+import "math"
+
+// assigner computes the lifting permutations (step 4): every observation of
+// a view is assigned to one pivot (item), each item taking at most one
+// observation of the view. The cost of row u_j for pivot u'_k is
+// 1 − ⟨u_j, u'_k⟩, the reference code's F (the paper's ‖u_j − u'_k‖² is twice
+// that, for unit rows, so both order the same). A row's cost for every pivot
+// of another component is exactly 1, so only pivots of its own component are
+// ever computed; "foreign" items are represented by the lowest open one.
+type assigner struct {
+	emb     []embedding
+	piv     *pivots
+	compOf  []int
+	localOf []int
+	closed  []bool // per item, reset after each view
+}
+
+var oneKey = tieKey(1)
+
+// cost returns the tie key of row g's cost for its own component's pivot k.
+func (a *assigner) cost(g, k int) int64 {
+	e := &a.emb[a.compOf[g]]
+	li := a.localOf[g]
+	if e.zero[li] {
+		return oneKey
+	}
+	return tieKey(1 - dot(e.row(li), e.row(a.piv.local[k])))
+}
+
+// lowestOpenForeign returns the lowest open item that is not a pivot of
+// component c, or -1.
+func (a *assigner) lowestOpenForeign(c int) int {
+	for k, closed := range a.closed {
+		if !closed && a.piv.comp[k] != c {
+			return k
+		}
+	}
+	return -1
+}
+
+type want struct {
+	key  int64
+	item int
+}
+
+func (w want) less(v want) bool {
+	if w.key != v.key {
+		return w.key < v.key
+	}
+	return w.item < v.item
+}
+
+// greedy assigns the rows (one view's observations, increasing) as the
+// reference code's suboptimal assignment does: in rounds, every unassigned
+// row wants its cheapest open item (the lowest item on ties); for each
+// wanted item the row with the lowest cost wins (the first row on ties) and
+// the item closes; the others try again in the next round.
+func (a *assigner) greedy(rows []int, col []int) {
+	wants := make([]want, len(rows))
+	winner := map[int]int{} // item → index into rows of the current winner
+	var closedNow []int
+	for len(rows) > 0 {
+		for r, g := range rows {
+			c := a.compOf[g]
+			w := want{key: oneKey, item: a.lowestOpenForeign(c)}
+			for _, k := range a.piv.byComp[c] {
+				if a.closed[k] {
+					continue
+				}
+				if v := (want{key: a.cost(g, k), item: k}); w.item < 0 || v.less(w) {
+					w = v
+				}
+			}
+			wants[r] = w
+		}
+		clear(winner)
+		for r := range rows {
+			k := wants[r].item
+			if cur, ok := winner[k]; !ok || wants[r].key < wants[cur].key {
+				winner[k] = r
+			}
+		}
+		rest := rows[:0:0]
+		for r, g := range rows {
+			k := wants[r].item
+			if winner[k] == r {
+				col[g] = k
+				a.closed[k] = true
+				closedNow = append(closedNow, k)
+			} else {
+				rest = append(rest, g)
+			}
+		}
+		rows = rest
+		wants = wants[:len(rows)]
+	}
+	for _, k := range closedNow {
+		a.closed[k] = false
+	}
+}
+
+// hungarian assigns the rows optimally. Because every cost outside a row's
+// own component is 1, and there are at least as many items as rows, the
+// problem splits by component: the rows of component c choose between the
+// pivots of c (their own costs) and "elsewhere" at cost 1. Each part is
+// solved exactly with the Hungarian method; rows sent elsewhere then take,
+// in increasing order, the lowest open items outside their component.
+func (a *assigner) hungarian(rows []int, col []int) {
+	groups := map[int][]int{}
+	var order []int
+	for _, g := range rows {
+		c := a.compOf[g]
+		if _, ok := groups[c]; !ok {
+			order = append(order, c)
+		}
+		groups[c] = append(groups[c], g)
+	}
+	var elsewhere []int
+	var closedNow []int
+	for _, c := range order {
+		gr := groups[c]
+		own := a.piv.byComp[c]
+		nr, nc := len(gr), len(own)+len(gr)
+		cost := make([]float64, nr*nc)
+		for r, g := range gr {
+			for j, k := range own {
+				cost[r*nc+j] = float64(a.cost(g, k))
+			}
+			for j := len(own); j < nc; j++ {
+				cost[r*nc+j] = float64(oneKey)
+			}
+		}
+		asg := hungarianMin(cost, nr, nc)
+		for r, g := range gr {
+			if j := asg[r]; j < len(own) {
+				col[g] = own[j]
+				a.closed[own[j]] = true
+				closedNow = append(closedNow, own[j])
+			} else {
+				col[g] = -1
+			}
+		}
+	}
+	for _, g := range rows {
+		if col[g] < 0 {
+			elsewhere = append(elsewhere, g)
+		}
+	}
+	for _, g := range elsewhere {
+		k := a.lowestOpenForeign(a.compOf[g])
+		col[g] = k
+		a.closed[k] = true
+		closedNow = append(closedNow, k)
+	}
+	for _, k := range closedNow {
+		a.closed[k] = false
+	}
+}
+
+// hungarianMin solves the rectangular assignment problem min Σ cost[r][asg[r]]
+// for nr ≤ nc (row-major cost), each row to a distinct column, by the
+// shortest augmenting path method with potentials (Kuhn–Munkres), O(nr²·nc).
+func hungarianMin(cost []float64, nr, nc int) []int {
+	inf := math.Inf(1)
+	u := make([]float64, nr+1)
+	v := make([]float64, nc+1)
+	p := make([]int, nc+1) // p[j]: row (1-based) matched to column j; 0 = none
+	way := make([]int, nc+1)
+	minv := make([]float64, nc+1)
+	used := make([]bool, nc+1)
+	for i := 1; i <= nr; i++ {
+		p[0] = i
+		j0 := 0
+		for j := range minv {
+			minv[j] = inf
+			used[j] = false
+		}
+		for {
+			used[j0] = true
+			i0 := p[j0]
+			delta := inf
+			j1 := 0
+			for j := 1; j <= nc; j++ {
+				if used[j] {
+					continue
+				}
+				cur := cost[(i0-1)*nc+j-1] - u[i0] - v[j]
+				if cur < minv[j] {
+					minv[j] = cur
+					way[j] = j0
+				}
+				if minv[j] < delta {
+					delta = minv[j]
+					j1 = j
+				}
+			}
+			for j := 0; j <= nc; j++ {
+				if used[j] {
+					u[p[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if p[j0] == 0 {
+				break
+			}
+		}
+		for j0 != 0 {
+			j1 := way[j0]
+			p[j0] = p[j1]
+			j0 = j1
+		}
+	}
+	asg := make([]int, nr)
+	for j := 1; j <= nc; j++ {
+		if p[j] > 0 {
+			asg[p[j]-1] = j - 1
+		}
+	}
+	return asg
+}

@@ -1,0 +1,483 @@
+package clear
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// paperExample is the worked example of the paper (section "Numerical
+// Example", eq. 20): 6 views holding 2, 1, 1, 1, 1, 1 observations.
+func paperExample() *Problem {
+	P := [][]int{
+		{1, 0, 1, 0, 0, 0, 0},
+		{0, 1, 0, 1, 1, 1, 1},
+		{1, 0, 1, 1, 0, 0, 0},
+		{0, 1, 1, 1, 1, 1, 1},
+		{0, 1, 0, 1, 1, 1, 1},
+		{0, 1, 0, 1, 1, 1, 1},
+		{0, 1, 0, 1, 1, 1, 1},
+	}
+	p := &Problem{ViewSizes: []int{2, 1, 1, 1, 1, 1}}
+	for i := range P {
+		for j := i + 1; j < len(P); j++ {
+			if P[i][j] == 1 {
+				p.Associations = append(p.Associations, Association{A: i, B: j})
+			}
+		}
+	}
+	return p
+}
+
+func TestPaperExample(t *testing.T) {
+	p := paperExample()
+	g, _, err := buildGraph(p, newViewIndex(p.ViewSizes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, members := g.components()
+	if len(members) != 1 {
+		t.Fatalf("components = %d, want 1", len(members))
+	}
+	s := denseSpectrum(newComponent(g, members[0], make([]int32, g.n)))
+	// The paper lists {1.18, 1, 1, 1, 0.85, 0.17, 0} to two decimals.
+	want := []float64{0, 0.17, 0.85, 1, 1, 1, 1.18}
+	for i, v := range s.values {
+		if math.Abs(v-want[i]) > 0.005 {
+			t.Errorf("eigenvalue %d = %.4f, want %.2f", i, v, want[i])
+		}
+	}
+	for _, es := range []Eigensolver{EigenDense, EigenIterative} {
+		r, err := Solve(p, &Options{Eigensolver: es})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.UniverseSize != 2 || r.BelowThreshold != 2 {
+			t.Errorf("%v: universe %d (below %d), want 2", es, r.UniverseSize, r.BelowThreshold)
+		}
+		// Clusters {1,3} and {2,4,5,6,7} (1-based).
+		if want := []int{0, 1, 0, 1, 1, 1, 1}; !equalInts(r.Item, want) {
+			t.Errorf("%v: items %v, want %v", es, r.Item, want)
+		}
+	}
+}
+
+// readDenseMatrix reads an n×n whitespace-separated 0/1 matrix.
+func readDenseMatrix(t *testing.T, path string, n int) []int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		missingData(t, err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) != n*n {
+		t.Fatalf("%s: %d entries, want %d", path, len(f), n*n)
+	}
+	out := make([]int, n*n)
+	for i, s := range f {
+		if out[i], err = strconv.Atoi(s); err != nil {
+			t.Fatalf("%s: entry %d: %v", path, i, err)
+		}
+	}
+	return out
+}
+
+// referenceProblem loads the reference vectors of the authors' code.
+func referenceProblem(t *testing.T) (*Problem, []int) {
+	dir := filepath.Join(sharedDir(t), "testdata", "clear-reference")
+	const n = 65
+	in := readDenseMatrix(t, filepath.Join(dir, "in.txt"), n)
+	out := readDenseMatrix(t, filepath.Join(dir, "out.txt"), n)
+	p := &Problem{ViewSizes: []int{6, 8, 10, 8, 6, 5, 5, 5, 8, 4}}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if in[i*n+j] != 0 {
+				p.Associations = append(p.Associations, Association{A: i, B: j})
+			}
+		}
+	}
+	return p, out
+}
+
+func TestReferenceGolden(t *testing.T) {
+	p, out := referenceProblem(t)
+	n := p.NumObservations()
+	for _, es := range []Eigensolver{EigenDense, EigenAuto, EigenIterative} {
+		for _, as := range []Assignment{Greedy, Hungarian} {
+			r, err := Solve(p, &Options{Eigensolver: es, Assignment: as})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff := 0
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					got := 0
+					if r.Item[i] == r.Item[j] {
+						got = 1
+					}
+					if got != out[i*n+j] {
+						diff++
+					}
+				}
+			}
+			if diff != 0 {
+				t.Errorf("eigensolver %v, %v: output differs from the reference in %d entries", es, as, diff)
+			}
+		}
+	}
+}
+
+// projector returns U Uᵀ restricted to a component: comparing it compares
+// subspaces, which are unique where eigenvectors are not.
+func projector(vectors []float64, n, k, d int) []float64 {
+	pr := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			s := 0.0
+			for c := 0; c < d; c++ {
+				s += vectors[i*k+c] * vectors[j*k+c]
+			}
+			pr[i*n+j] = s
+		}
+	}
+	return pr
+}
+
+func TestIterativeSubspaceMatchesDense(t *testing.T) {
+	for _, cfg := range []SynthConfig{
+		{Items: 20, Views: 8, ObsRatio: 0.6, Mismatch: 0.1, Seed: 3},
+		{Items: 40, Views: 10, ObsRatio: 0.5, Mismatch: 0.2, Seed: 4},
+		{Items: 10, Views: 30, ObsRatio: 1, Mismatch: 0.05, Seed: 5},
+	} {
+		p := Synthesize(cfg).Problem
+		g, _, err := buildGraph(p, newViewIndex(p.ViewSizes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, members := g.components()
+		local := make([]int32, g.n)
+		for _, mem := range members {
+			if len(mem) < 10 {
+				continue
+			}
+			c := newComponent(g, mem, local)
+			ds := denseSpectrum(c)
+			k := ds.count(DefaultThreshold)
+			th, vs, ok := topEigen(c, 1-DefaultThreshold-1e-6, 0, 1)
+			if !ok {
+				t.Fatalf("%+v: iterative solver failed on a component of %d", cfg, len(mem))
+			}
+			is := spectrumFromTop(th, vs, len(mem))
+			if got := is.count(DefaultThreshold); got != k {
+				t.Fatalf("%+v: iterative count %d, dense %d", cfg, got, k)
+			}
+			for j := 0; j < k; j++ {
+				if math.Abs(is.values[j]-ds.values[j]) > 1e-9 {
+					t.Errorf("eigenvalue %d: iterative %v, dense %v", j, is.values[j], ds.values[j])
+				}
+			}
+			n := len(mem)
+			pd := projector(ds.vectors, n, n, k)
+			pi := projector(is.vectors, n, len(is.values), k)
+			worst := 0.0
+			for i := range pd {
+				worst = max(worst, math.Abs(pd[i]-pi[i]))
+			}
+			if worst > 1e-8 {
+				t.Errorf("%+v: projectors differ by %g", cfg, worst)
+			}
+		}
+	}
+}
+
+func TestRealProblemsPathsAgree(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		comps, largest, obsN int
+	}{
+		{"hotel-sift.txt", 36, 430, 3030},
+		{"graffiti-sift.txt", 3807, 55, 7782},
+	} {
+		p := loadProblem(t, filepath.Join(sharedDir(t), "testdata", "problems", tc.name))
+		dense, err := Solve(p, &Options{Eigensolver: EigenDense})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dense.Components != tc.comps || dense.LargestComponent != tc.largest || len(dense.Item) != tc.obsN {
+			t.Errorf("%s: %d components, largest %d, %d observations; want %d, %d, %d", tc.name,
+				dense.Components, dense.LargestComponent, len(dense.Item), tc.comps, tc.largest, tc.obsN)
+		}
+		for _, es := range []Eigensolver{EigenAuto, EigenIterative} {
+			r, err := Solve(p, &Options{Eigensolver: es})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.UniverseSize != dense.UniverseSize || !equalInts(r.Item, dense.Item) {
+				t.Errorf("%s: eigensolver %v gives universe %d and a different partition than dense (universe %d)",
+					tc.name, es, r.UniverseSize, dense.UniverseSize)
+			}
+			if r.DenseFallbacks != 0 {
+				t.Errorf("%s: %d dense fallbacks", tc.name, r.DenseFallbacks)
+			}
+		}
+		checkConsistent(t, p, dense.Item)
+	}
+}
+
+func TestThresholdTies(t *testing.T) {
+	// A 3-vertex path a–b–c has L_nrm eigenvalue exactly 1/2, which must not
+	// count on any path. Three paths, each over three views.
+	p := &Problem{ViewSizes: []int{3, 3, 3}}
+	for k := 0; k < 3; k++ {
+		p.Associations = append(p.Associations, Association{A: k, B: 3 + k}, Association{A: 3 + k, B: 6 + k})
+	}
+	g, _, _ := buildGraph(p, newViewIndex(p.ViewSizes))
+	_, members := g.components()
+	s := denseSpectrum(newComponent(g, members[0], make([]int32, g.n)))
+	half := false
+	for _, v := range s.values {
+		half = half || math.Abs(v-0.5) < 1e-12
+	}
+	if !half {
+		t.Fatalf("path spectrum %v has no eigenvalue 1/2", s.values)
+	}
+	for _, es := range []Eigensolver{EigenDense, EigenIterative} {
+		r, err := Solve(p, &Options{Eigensolver: es})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.BelowThreshold != 3 {
+			t.Errorf("%v: %d eigenvalues below the threshold, want 3 (one zero per path)", es, r.BelowThreshold)
+		}
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkConsistent verifies, from the pairs alone, that the output is cycle
+// consistent (every connected component of the output graph is a clique) and
+// distinct (no two observations of one view are associated).
+func checkConsistent(t *testing.T, p *Problem, item []int) {
+	t.Helper()
+	l := p.NumObservations()
+	pairs := PairsOf(item)
+	adj := make([]map[int]bool, l)
+	for i := range adj {
+		adj[i] = map[int]bool{}
+	}
+	vi := newViewIndex(p.ViewSizes)
+	for _, pr := range pairs {
+		if vi.view(pr.A) == vi.view(pr.B) {
+			t.Fatalf("not distinct: %d and %d are both in view %d", pr.A, pr.B, vi.view(pr.A))
+		}
+		adj[pr.A][pr.B], adj[pr.B][pr.A] = true, true
+	}
+	seen := make([]bool, l)
+	for s := 0; s < l; s++ {
+		if seen[s] {
+			continue
+		}
+		comp := []int{s}
+		seen[s] = true
+		for h := 0; h < len(comp); h++ {
+			for u := range adj[comp[h]] {
+				if !seen[u] {
+					seen[u] = true
+					comp = append(comp, u)
+				}
+			}
+		}
+		for _, a := range comp {
+			if len(adj[a]) != len(comp)-1 {
+				t.Fatalf("not cycle consistent: component of %d has %d vertices but %d has degree %d", s, len(comp), a, len(adj[a]))
+			}
+		}
+	}
+}
+
+func TestRandomProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	n := 2000
+	if testing.Short() {
+		n = 200
+	}
+	for it := 0; it < n; it++ {
+		cfg := SynthConfig{
+			Items:    1 + rng.IntN(12),
+			Views:    1 + rng.IntN(7),
+			ObsRatio: 0.2 + 0.8*rng.Float64(),
+			Mismatch: 0.5 * rng.Float64(),
+			Seed:     uint64(it),
+		}
+		s := Synthesize(cfg)
+		opts := &Options{Assignment: Assignment(it % 2), Eigensolver: Eigensolver(it % 3)}
+		r, err := Solve(s.Problem, opts)
+		if err != nil {
+			t.Fatalf("%+v: %v", cfg, err)
+		}
+		checkConsistent(t, s.Problem, r.Item)
+		// Noise-free: the input comes back unchanged.
+		clean := cfg
+		clean.Mismatch = 0
+		cs := Synthesize(clean)
+		r, err = Solve(cs.Problem, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truthItems := map[int]bool{}
+		for _, it := range cs.Truth {
+			truthItems[it] = true
+		}
+		// Items seen in only one view form no association; each is still
+		// its own clique (a single vertex).
+		if !samePartition(r.Item, cs.Truth) || r.UniverseSize != len(truthItems) {
+			t.Fatalf("%+v: noise-free input changed (universe %d, want %d)", clean, r.UniverseSize, len(truthItems))
+		}
+	}
+}
+
+// samePartition reports whether two labellings define the same partition.
+func samePartition(a, b []int) bool {
+	ab, ba := map[int]int{}, map[int]int{}
+	for i := range a {
+		if x, ok := ab[a[i]]; ok && x != b[i] {
+			return false
+		}
+		if x, ok := ba[b[i]]; ok && x != a[i] {
+			return false
+		}
+		ab[a[i]], ba[b[i]] = b[i], a[i]
+	}
+	return true
+}
+
+func TestBadInput(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		p    Problem
+		opts Options
+		want string
+	}{
+		{"index out of range", Problem{ViewSizes: []int{2, 2}, Associations: []Association{{A: 0, B: 4}}}, Options{}, "association 0: observation index 4 out of range [0, 4)"},
+		{"negative index", Problem{ViewSizes: []int{2, 2}, Associations: []Association{{A: -1, B: 2}}}, Options{}, "observation index -1 out of range"},
+		{"NaN weight", Problem{ViewSizes: []int{2, 2}, Associations: []Association{{A: 0, B: 2, W: nan}}}, Options{}, "weight NaN of (0, 2) is not in (0, 1]"},
+		{"negative weight", Problem{ViewSizes: []int{2, 2}, Associations: []Association{{A: 0, B: 2}, {A: 1, B: 3, W: -0.5}}}, Options{}, "association 1: weight -0.5"},
+		{"weight above one", Problem{ViewSizes: []int{2, 2}, Associations: []Association{{A: 0, B: 2, W: 1.5}}}, Options{}, "weight 1.5"},
+		{"negative view", Problem{ViewSizes: []int{2, -1}}, Options{}, "view 1 has negative size -1"},
+		{"duplicate", Problem{ViewSizes: []int{2, 2}, Associations: []Association{{A: 0, B: 2}, {A: 0, B: 2}}}, Options{}, "duplicate association (0, 2)"},
+		{"universe too small", Problem{ViewSizes: []int{3, 2}}, Options{UniverseSize: 2}, "smaller than the largest view"},
+		{"universe too large", Problem{ViewSizes: []int{3, 2}}, Options{UniverseSize: 6}, "exceeds the 5 observations"},
+		{"bad threshold", Problem{ViewSizes: []int{1}}, Options{Threshold: nan}, "threshold NaN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Solve(&tc.p, &tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	// Associations inside one view are dropped and counted, not errors.
+	p := &Problem{ViewSizes: []int{2, 1}, Associations: []Association{{A: 0, B: 1}, {A: 1, B: 2}, {A: 2, B: 2}}}
+	r, err := Solve(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Dropped != 2 || r.Item[1] != r.Item[2] || r.Item[0] == r.Item[1] {
+		t.Errorf("dropped %d, items %v; want 2 dropped and 1 with 2", r.Dropped, r.Item)
+	}
+	var ie *InputError
+	if _, err := Solve(&Problem{ViewSizes: []int{1, 1}, Associations: []Association{{A: 0, B: 9}}}, nil); !errors.As(err, &ie) || ie.Index != 0 {
+		t.Errorf("want an *InputError for association 0, got %v", err)
+	}
+}
+
+func TestSymmetrization(t *testing.T) {
+	// Listing a pair in one order or in both with the same weight is the
+	// same problem; Directed input halves a one-way entry, as (P + Pᵀ)/2 does.
+	one := &Problem{ViewSizes: []int{1, 1}, Associations: []Association{{A: 0, B: 1, W: 0.8}}}
+	both := &Problem{ViewSizes: []int{1, 1}, Associations: []Association{{A: 0, B: 1, W: 0.8}, {A: 1, B: 0, W: 0.8}}}
+	dir := &Problem{ViewSizes: []int{1, 1}, Associations: []Association{{A: 0, B: 1, W: 0.8}}, Directed: true}
+	for _, tc := range []struct {
+		p    *Problem
+		want float64
+	}{{one, 0.8}, {both, 0.8}, {dir, 0.4}} {
+		g, _, err := buildGraph(tc.p, newViewIndex(tc.p.ViewSizes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.w) != 2 || g.w[0] != tc.want || g.w[1] != tc.want {
+			t.Errorf("weights %v, want %v both ways", g.w, tc.want)
+		}
+	}
+}
+
+func TestHungarianOptimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for it := 0; it < 300; it++ {
+		nr := 1 + rng.IntN(5)
+		nc := nr + rng.IntN(3)
+		cost := make([]float64, nr*nc)
+		for i := range cost {
+			cost[i] = float64(rng.IntN(10))
+		}
+		asg := hungarianMin(cost, nr, nc)
+		got, used := 0.0, map[int]bool{}
+		for r, c := range asg {
+			if used[c] {
+				t.Fatalf("column %d used twice", c)
+			}
+			used[c] = true
+			got += cost[r*nc+c]
+		}
+		if best := bruteAssign(cost, nr, nc, 0, map[int]bool{}); got != best {
+			t.Fatalf("hungarian cost %v, optimum %v", got, best)
+		}
+	}
+}
+
+func bruteAssign(cost []float64, nr, nc, r int, used map[int]bool) float64 {
+	if r == nr {
+		return 0
+	}
+	best := math.Inf(1)
+	for c := 0; c < nc; c++ {
+		if !used[c] {
+			used[c] = true
+			best = min(best, cost[r*nc+c]+bruteAssign(cost, nr, nc, r+1, used))
+			used[c] = false
+		}
+	}
+	return best
+}
+
+func TestUniverseSizeGiven(t *testing.T) {
+	p, _ := referenceProblem(t)
+	for _, m := range []int{10, 12, 20, 65} {
+		for _, es := range []Eigensolver{EigenDense, EigenIterative} {
+			r, err := Solve(p, &Options{UniverseSize: m, Eigensolver: es})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.UniverseSize != m || r.Items > m {
+				t.Errorf("m=%d: universe %d, %d items", m, r.UniverseSize, r.Items)
+			}
+			checkConsistent(t, p, r.Item)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package clear
+
+import (
+	"container/heap"
+	"errors"
+	"math"
+)
+
+// zeroRowNorm is the norm below which a row of U counts as zero. A row is
+// zero when its component gives no eigenvector to U (a given universe size
+// smaller than the number of components); the reference code divides by
+// the zero norm and gets NaN. Here a zero row never becomes a pivot, and its
+// cost to every pivot is 1 (the cost of an orthogonal row).
+const zeroRowNorm = 1e-12
+
+// embedding holds the rows of U for one component (step 4): the component's
+// selected eigenvectors restricted to its vertices, each row normalized.
+// Rows of different components are orthogonal, so only rows inside a
+// component are ever compared.
+type embedding struct {
+	verts []int
+	d     int       // number of eigenvectors the component gives to U
+	rows  []float64 // len(verts) × d, row-major, rows of unit norm (or zero)
+	zero  []bool
+}
+
+func newEmbedding(c *component, s *spectrum, d int) embedding {
+	n := c.size()
+	k := len(s.values)
+	e := embedding{verts: c.verts, d: d, rows: make([]float64, n*d), zero: make([]bool, n)}
+	for i := 0; i < n; i++ {
+		row := e.rows[i*d : (i+1)*d]
+		copy(row, s.vectors[i*k:i*k+d])
+		nrm := math.Sqrt(dot(row, row))
+		if nrm < zeroRowNorm {
+			for j := range row {
+				row[j] = 0
+			}
+			e.zero[i] = true
+			continue
+		}
+		scale(row, 1/nrm)
+	}
+	return e
+}
+
+func (e *embedding) row(i int) []float64 { return e.rows[i*e.d : (i+1)*e.d] }
+
+// pivots are the m most orthogonal rows of U, in the order the greedy
+// strategy of the paper chooses them; pivot k is item (column) k.
+type pivots struct {
+	comp  []int // component of pivot k
+	local []int // local row of pivot k in its component
+	// byComp[c] lists the pivots (columns) that belong to component c, increasing.
+	byComp [][]int
+}
+
+// selectPivots chooses m pivots greedily (paper, step 4): the first row of
+// U, then repeatedly the row with the smallest sum of |inner products| with
+// the pivots chosen so far, the lowest row on ties. Inner products between
+// rows of different components are exactly zero, so the sum of a row only
+// involves pivots of its own component, and the global greedy order is a
+// merge of per-component greedy sequences: a heap keyed by (score, row)
+// holds each component's best candidate. Cost: Σ_c pivots_c · size_c · d_c.
+func selectPivots(emb []embedding, m int) (*pivots, error) {
+	type state struct {
+		sum      []float64
+		eligible []bool
+	}
+	st := make([]state, len(emb))
+	h := &candHeap{}
+	best := func(ci int) (cand, bool) {
+		e := &emb[ci]
+		var b cand
+		found := false
+		for i, ok := range st[ci].eligible {
+			if !ok {
+				continue
+			}
+			key := tieKey(st[ci].sum[i])
+			if !found || key < b.key {
+				b = cand{key: key, row: e.verts[i], comp: ci, local: i}
+				found = true
+			}
+		}
+		return b, found
+	}
+	for ci := range emb {
+		e := &emb[ci]
+		st[ci] = state{sum: make([]float64, len(e.verts)), eligible: make([]bool, len(e.verts))}
+		for i := range e.verts {
+			st[ci].eligible[i] = !e.zero[i] && e.d > 0
+		}
+		if b, ok := best(ci); ok {
+			*h = append(*h, b)
+		}
+	}
+	heap.Init(h)
+	p := &pivots{byComp: make([][]int, len(emb))}
+	for len(p.comp) < m {
+		if h.Len() == 0 {
+			return nil, errors.New("clear: internal error: fewer pivot candidates than the universe size")
+		}
+		b := heap.Pop(h).(cand)
+		ci := b.comp
+		p.byComp[ci] = append(p.byComp[ci], len(p.comp))
+		p.comp = append(p.comp, ci)
+		p.local = append(p.local, b.local)
+		e := &emb[ci]
+		s := &st[ci]
+		s.eligible[b.local] = false
+		pr := e.row(b.local)
+		for i, ok := range s.eligible {
+			if ok {
+				s.sum[i] += math.Abs(dot(e.row(i), pr))
+			}
+		}
+		if nb, ok := best(ci); ok {
+			heap.Push(h, nb)
+		}
+	}
+	return p, nil
+}
+
+type cand struct {
+	key   int64
+	row   int // global row, the tie-breaker
+	comp  int
+	local int
+}
+
+type candHeap []cand
+
+func (h candHeap) Len() int { return len(h) }
+func (h candHeap) Less(i, j int) bool {
+	if h[i].key != h[j].key {
+		return h[i].key < h[j].key
+	}
+	return h[i].row < h[j].row
+}
+func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
+func (h *candHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

@@ -1,0 +1,343 @@
+package clear
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Assignment selects how observations of a view are assigned to pivots
+// (step 4 of the paper).
+type Assignment int
+
+const (
+	// Greedy is the reference implementation's suboptimal assignment: in
+	// rounds, every unassigned observation wants its cheapest open item;
+	// where several want the same item the cheapest wins and the item is
+	// closed. It is the default, as in the paper's experiments.
+	Greedy Assignment = iota
+	// Hungarian solves each view's linear assignment problem optimally.
+	Hungarian
+)
+
+func (a Assignment) String() string {
+	switch a {
+	case Greedy:
+		return "greedy"
+	case Hungarian:
+		return "hungarian"
+	}
+	return fmt.Sprintf("Assignment(%d)", int(a))
+}
+
+// Eigensolver selects how components are decomposed.
+type Eigensolver int
+
+const (
+	// EigenAuto decomposes components up to DenseMax observations densely
+	// and larger ones with the iterative block Lanczos solver.
+	EigenAuto Eigensolver = iota
+	// EigenDense decomposes every component densely (all eigenpairs). It is
+	// the reference path: slow for large components, exact to rounding.
+	EigenDense
+	// EigenIterative uses the block Lanczos solver for every component with
+	// more than two observations (for testing it against EigenDense).
+	EigenIterative
+)
+
+// DenseMax is the largest component that EigenAuto decomposes densely.
+const DenseMax = 40
+
+// Options configure Solve. The zero value gives the paper's algorithm.
+type Options struct {
+	// Threshold on the eigenvalues of the normalized Laplacian for the
+	// universe size estimate; 0 means DefaultThreshold (0.5).
+	Threshold float64
+	// UniverseSize, when positive, is the known size of the universe m;
+	// 0 means estimate it (paper, eq. 8).
+	UniverseSize int
+	// Assignment is the per-view assignment method; the default is Greedy.
+	Assignment Assignment
+	// Eigensolver is the eigen-decomposition path; the default is EigenAuto.
+	Eigensolver Eigensolver
+	// Seed seeds the random start blocks of the iterative eigensolver. The
+	// output is deterministic for a given seed; it does not depend on the
+	// seed except through rounding.
+	Seed uint64
+}
+
+// Timing holds the time of each step of Solve.
+type Timing struct {
+	Graph  time.Duration // symmetrization, components, normalized Laplacian
+	Eigen  time.Duration // eigen-decomposition and universe size
+	Pivots time.Duration // embedding and pivot selection
+	Assign time.Duration // lifting permutations
+}
+
+// Total is the sum of the steps.
+func (t Timing) Total() time.Duration { return t.Graph + t.Eigen + t.Pivots + t.Assign }
+
+// Result is the output of Solve: the lifting permutations P_i of the paper,
+// given as the universe item of every observation.
+type Result struct {
+	// Item[i] is the universe item of observation i. Items are numbered by
+	// first appearance (observation 0 is in item 0), so equal input gives
+	// equal output. Two observations are associated in the output
+	// (P_ij = P_i P_jᵀ) exactly when they share an item.
+	Item []int
+	// Items is the number of distinct items in Item.
+	Items int
+	// UniverseSize is m, the number of columns of the lifting permutations:
+	// the given size, or max(BelowThreshold, largest view).
+	UniverseSize int
+	// BelowThreshold is m̃, the number of eigenvalues below the threshold.
+	BelowThreshold int
+	// Components and LargestComponent describe the input association graph.
+	Components       int
+	LargestComponent int
+	// Dropped counts associations between observations of the same view,
+	// which CLEAR removes (the diagonal blocks of P are I).
+	Dropped int
+	// IterativeComponents counts components decomposed iteratively, and
+	// DenseFallbacks those where the iterative solver failed and the dense
+	// one was used instead.
+	IterativeComponents int
+	DenseFallbacks      int
+	Timing              Timing
+}
+
+// ErrUniverseSize reports a universe size that cannot hold the problem.
+var ErrUniverseSize = errors.New("clear: impossible universe size")
+
+// Solve runs CLEAR (Fathian et al., Algorithm 1) on p and returns a cycle
+// consistent, distinct association of all observations. Invalid input
+// returns an *InputError naming the association or view; Solve does not
+// panic on any Problem. A nil opts means the zero Options.
+func Solve(p *Problem, opts *Options) (*Result, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	thr := o.Threshold
+	if thr == 0 {
+		thr = DefaultThreshold
+	}
+	if math.IsNaN(thr) || math.IsInf(thr, 0) || thr < 0 {
+		return nil, fmt.Errorf("clear: threshold %v is not a positive number", o.Threshold)
+	}
+	if o.UniverseSize < 0 {
+		return nil, fmt.Errorf("%w: %d is negative", ErrUniverseSize, o.UniverseSize)
+	}
+	if o.Assignment != Greedy && o.Assignment != Hungarian {
+		return nil, fmt.Errorf("clear: unknown assignment method %d", int(o.Assignment))
+	}
+	if o.Eigensolver < EigenAuto || o.Eigensolver > EigenIterative {
+		return nil, fmt.Errorf("clear: unknown eigensolver %d", int(o.Eigensolver))
+	}
+
+	// Step 1: the association graph and its normalized Laplacian.
+	t0 := time.Now()
+	vi, err := p.validate()
+	if err != nil {
+		return nil, err
+	}
+	g, dropped, err := buildGraph(p, vi)
+	if err != nil {
+		return nil, err
+	}
+	l := g.n
+	maxView := 0
+	for _, n := range p.ViewSizes {
+		maxView = max(maxView, n)
+	}
+	m := o.UniverseSize
+	if m > l {
+		return nil, fmt.Errorf("%w: %d exceeds the %d observations", ErrUniverseSize, m, l)
+	}
+	if m > 0 && m < maxView {
+		return nil, fmt.Errorf("%w: %d is smaller than the largest view (%d observations), so distinctness cannot hold", ErrUniverseSize, m, maxView)
+	}
+	_, members := g.components()
+	comps := make([]*component, len(members))
+	local := make([]int32, l)
+	res := &Result{Item: make([]int, l), Components: len(members), Dropped: dropped}
+	for c, vs := range members {
+		comps[c] = newComponent(g, vs, local)
+		res.LargestComponent = max(res.LargestComponent, len(vs))
+	}
+	t1 := time.Now()
+	res.Timing.Graph = t1.Sub(t0)
+	if l == 0 {
+		return res, nil
+	}
+
+	// Steps 1–2: spectra per component and the universe size.
+	floor := 1 - thr - 1e-6 // gather eigenvalues of L_nrm a little above the threshold too
+	specs := make([]spectrum, len(comps))
+	iterative := func(c *component) bool {
+		switch o.Eigensolver {
+		case EigenDense:
+			return false
+		case EigenIterative:
+			return c.size() > 2
+		}
+		return c.size() > DenseMax
+	}
+	decompose := func(ci int, nmin int) {
+		c := comps[ci]
+		if !iterative(c) {
+			specs[ci] = denseSpectrum(c)
+			return
+		}
+		res.IterativeComponents++
+		th, vs, ok := topEigen(c, floor, nmin, o.Seed)
+		if !ok {
+			res.DenseFallbacks++
+			specs[ci] = denseSpectrum(c)
+			return
+		}
+		specs[ci] = spectrumFromTop(th, vs, c.size())
+	}
+	counts := make([]int, len(comps))
+	below := 0
+	for ci := range comps {
+		decompose(ci, 0)
+		counts[ci] = specs[ci].count(thr)
+		below += counts[ci]
+	}
+	res.BelowThreshold = below
+	if m == 0 {
+		m = max(below, maxView)
+	}
+	res.UniverseSize = m
+	if m > below {
+		// The universe is larger than the count: the extra eigenvectors come
+		// from the next eigenvalues of all components, so each component
+		// needs at most m − below more than its count.
+		extra := m - below
+		for ci, c := range comps {
+			need := min(c.size(), counts[ci]+extra)
+			if !specs[ci].complete && len(specs[ci].values) < need {
+				res.IterativeComponents--
+				decompose(ci, need)
+			}
+		}
+	}
+	dims := selectEigenvectors(specs, counts, m, thr)
+	t2 := time.Now()
+	res.Timing.Eigen = t2.Sub(t1)
+
+	// Steps 3–4: embedding, pivots.
+	emb := make([]embedding, len(comps))
+	for ci, c := range comps {
+		emb[ci] = newEmbedding(c, &specs[ci], dims[ci])
+	}
+	piv, err := selectPivots(emb, m)
+	if err != nil {
+		return nil, err
+	}
+	t3 := time.Now()
+	res.Timing.Pivots = t3.Sub(t2)
+
+	// Step 4: lifting permutations, view by view.
+	compOf := make([]int, l)
+	localOf := make([]int, l)
+	for ci, c := range comps {
+		for li, v := range c.verts {
+			compOf[v], localOf[v] = ci, li
+		}
+	}
+	a := assigner{emb: emb, piv: piv, compOf: compOf, localOf: localOf, closed: make([]bool, m)}
+	col := make([]int, l)
+	for v := range p.ViewSizes {
+		rows := make([]int, 0, vi.offsets[v+1]-vi.offsets[v])
+		for i := vi.offsets[v]; i < vi.offsets[v+1]; i++ {
+			rows = append(rows, i)
+		}
+		if o.Assignment == Hungarian {
+			a.hungarian(rows, col)
+		} else {
+			a.greedy(rows, col)
+		}
+	}
+	// Number the items by first appearance.
+	renum := make([]int, m)
+	for i := range renum {
+		renum[i] = -1
+	}
+	for i, c := range col {
+		if renum[c] < 0 {
+			renum[c] = res.Items
+			res.Items++
+		}
+		res.Item[i] = renum[c]
+	}
+	res.Timing.Assign = time.Since(t3)
+	return res, nil
+}
+
+// spectrumFromTop converts the largest eigenpairs of P_nrm into the smallest
+// of L_nrm = I − P_nrm.
+func spectrumFromTop(theta []float64, vecs [][]float64, n int) spectrum {
+	k := len(theta)
+	s := spectrum{values: make([]float64, k), vectors: make([]float64, n*k), complete: k == n}
+	for j := 0; j < k; j++ {
+		s.values[j] = 1 - theta[j]
+		for i := 0; i < n; i++ {
+			s.vectors[i*k+j] = vecs[j][i]
+		}
+	}
+	return s
+}
+
+// selectEigenvectors chooses the eigenvectors of the m smallest eigenvalues
+// over all components (step 3) and returns how many each component gives.
+// The eigenvalues below the threshold come first; ties in value (to 1e-9)
+// are broken by component (in order of their smallest observation), then by
+// position in the component's ascending spectrum.
+func selectEigenvectors(specs []spectrum, counts []int, m int, thr float64) []int {
+	dims := make([]int, len(specs))
+	total := 0
+	for _, k := range counts {
+		total += k
+	}
+	if total == m {
+		copy(dims, counts)
+		return dims
+	}
+	type cand struct {
+		below bool
+		key   int64
+		comp  int
+		j     int
+	}
+	var cands []cand
+	for ci := range specs {
+		for j, v := range specs[ci].values {
+			cands = append(cands, cand{below(v, thr), tieKey(v), ci, j})
+		}
+	}
+	sort.Slice(cands, func(a, b int) bool {
+		x, y := cands[a], cands[b]
+		if x.below != y.below {
+			return x.below
+		}
+		if x.key != y.key {
+			return x.key < y.key
+		}
+		if x.comp != y.comp {
+			return x.comp < y.comp
+		}
+		return x.j < y.j
+	})
+	// Within a component the chosen eigenvalues are a prefix of its
+	// ascending spectrum, except where ties reorder them; dims counts them
+	// and embedding takes the first dims[c] columns, which is the same set
+	// because ties within a component are ordered by position too.
+	for _, c := range cands[:min(m, len(cands))] {
+		dims[c.comp]++
+	}
+	return dims
+}
