@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func sharedDir() string {
+	if d := os.Getenv("CLEARMATCH_SHARED"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared")
+}
+
+func missingData(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("shared test data missing under CI: %v", err)
+	}
+	t.Skipf("shared test data missing: %v", err)
+}
+
+// TestSolveReference converts the reference vectors to the text format and
+// checks that `clearmatch solve` reproduces the reference output, both as
+// items and as pairs.
+func TestSolveReference(t *testing.T) {
+	dir := filepath.Join(sharedDir(), "testdata", "clear-reference")
+	read := func(name string) []string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			missingData(t, err)
+		}
+		return strings.Fields(string(b))
+	}
+	in, out := read("in.txt"), read("out.txt")
+	const n = 65
+	var prob strings.Builder
+	prob.WriteString("# reference vectors\n6 8 10 8 6 5 5 5 8 4\n")
+	var wantPairs []string
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if in[i*n+j] == "1" {
+				fmt.Fprintf(&prob, "%d %d\n", i, j)
+			}
+			if out[i*n+j] == "1" {
+				wantPairs = append(wantPairs, fmt.Sprintf("%d %d", i, j))
+			}
+		}
+	}
+	code, stdout, stderr := runCmd(t, prob.String(), "solve")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	items := strings.Fields(stdout)
+	if len(items) != n {
+		t.Fatalf("%d output lines, want %d", len(items), n)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			same := items[i] == items[j]
+			if same != (out[i*n+j] == "1") {
+				t.Fatalf("observations %d and %d: together=%v, reference says %s", i, j, same, out[i*n+j])
+			}
+		}
+	}
+	if !strings.Contains(stderr, "65 observations, 10 views") || !strings.Contains(stderr, "universe 10") {
+		t.Errorf("summary %q", stderr)
+	}
+
+	tmp := filepath.Join(t.TempDir(), "pairs.txt")
+	if code, _, stderr = runCmd(t, prob.String(), "solve", "-outformat", "pairs", "-out", tmp); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != "6 8 10 8 6 5 5 5 8 4" || strings.Join(lines[1:], "\n") != strings.Join(wantPairs, "\n") {
+		t.Errorf("pairs output differs from the reference (%d pairs, want %d)", len(lines)-1, len(wantPairs))
+	}
+}
+
+func TestSolveErrors(t *testing.T) {
+	dir := t.TempDir()
+	outPath := filepath.Join(dir, "out.txt")
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+		code        int
+		want        string
+	}{
+		{"bad line", "2 2\n0 2\n0 x\n", nil, 1, "stdin: line 3: observation index \"x\" is not an integer"},
+		{"out of range", "2 2\n# c\n0 7\n", nil, 1, "line 3: observation index 7 out of range [0, 4)"},
+		{"duplicate", "2 2\n0 2\n1 3\n0 2\n", nil, 1, "line 4: duplicate association (0, 2)"},
+		{"unknown flag", "", []string{"-bogus"}, 2, "flag provided but not defined"},
+		{"bad threshold", "", []string{"-threshold", "0"}, 2, "-threshold 0"},
+		{"bad assignment", "", []string{"-assignment", "best"}, 2, "-assignment \"best\""},
+		{"universe too small", "3 1\n0 3\n", []string{"-universe", "2"}, 1, "smaller than the largest view"},
+		{"mtx without views", "", []string{"-informat", "mtx"}, 2, "needs -views"},
+		{"missing file", "", []string{"-in", filepath.Join(dir, "nope.txt")}, 1, "nope.txt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"solve", "-out", outPath}, tc.args...)
+			code, _, stderr := runCmd(t, tc.stdin, args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.want)
+			}
+			if _, err := os.Stat(outPath); !os.IsNotExist(err) {
+				t.Fatalf("output written despite the error")
+			}
+		})
+	}
+}
+
+func TestSolveMatrixMarket(t *testing.T) {
+	mtx := "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 2\n3 1\n4 2\n"
+	code, stdout, stderr := runCmd(t, mtx, "solve", "-informat", "mtx", "-views", "2,2", "-outformat", "pairs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 2\n3 1\n4 2\n"
+	if stdout != want {
+		t.Errorf("got %q, want %q", stdout, want)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCmd(t, "", "demo", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var inP, clP float64
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 7 && (f[0] == "input" || f[0] == "clear") {
+			v, _ := strconv.ParseFloat(f[1], 64)
+			if f[0] == "input" {
+				inP = v
+			} else {
+				clP = v
+				if f[6] != "true" {
+					t.Errorf("CLEAR output not cycle consistent: %q", line)
+				}
+			}
+		}
+	}
+	if !(clP > inP) {
+		t.Errorf("CLEAR precision %v not above the input's %v:\n%s", clP, inP, stdout)
+	}
+	for _, name := range []string{"problem.txt", "items.txt", "report.json"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	// A second run refuses the non-empty directory without -force.
+	if code, _, stderr := runCmd(t, "", "demo", "-out", out); code != 2 || !strings.Contains(stderr, "not empty") {
+		t.Errorf("second run: exit %d, %q", code, stderr)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	if code, _, stderr := runCmd(t, "", "frobnicate"); code != 2 || !strings.Contains(stderr, "unknown command") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if code, stdout, _ := runCmd(t, "", "help"); code != 0 || !strings.Contains(stdout, "solve") {
+		t.Errorf("help: exit %d, %q", code, stdout)
+	}
+}
