@@ -21,10 +21,12 @@ test: setup
 	$(GO) test ./...
 	$(MAKE) --no-print-directory test-pure
 
-# test-pure: the packages that must stay free of cgo build and pass without it.
+# test-pure: the packages that must stay free of cgo (clear, eval, datasets;
+# those that exist so far) build and pass with CGO_ENABLED=0.
+PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets))
 test-pure:
-	CGO_ENABLED=0 $(GO) build ./clear/... ./eval/... ./datasets/...
-	CGO_ENABLED=0 $(GO) test -count=1 ./clear/... ./eval/... ./datasets/...
+	CGO_ENABLED=0 $(GO) build $(PURE)
+	CGO_ENABLED=0 $(GO) test -count=1 $(PURE)
 
 demo: build
 	./$(BIN) demo -out $(DEMOOUT) -force
