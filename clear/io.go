@@ -78,11 +78,9 @@ func ReadText(r io.Reader) (p *Problem, lines []int, err error) {
 			}
 			as.W = w
 		}
-		if err := checkAssociation(as, l); err != nil {
-			return nil, nil, &ParseError{ln, err}
+		if lines, err = appendChecked(p, lines, as, l, ln); err != nil {
+			return nil, nil, err
 		}
-		p.Associations = append(p.Associations, as)
-		lines = append(lines, ln)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, nil, err
@@ -91,6 +89,16 @@ func ReadText(r io.Reader) (p *Problem, lines []int, err error) {
 		return nil, nil, &ParseError{1, fmt.Errorf("no view sizes line")}
 	}
 	return p, lines, nil
+}
+
+// appendChecked validates an association read on line ln against l
+// observations and appends it to p, and its line to lines.
+func appendChecked(p *Problem, lines []int, as Association, l, ln int) ([]int, error) {
+	if err := checkAssociation(as, l); err != nil {
+		return lines, &ParseError{ln, err}
+	}
+	p.Associations = append(p.Associations, as)
+	return append(lines, ln), nil
 }
 
 // WriteText writes p in the text format. Weights of 1 are omitted.
@@ -206,12 +214,9 @@ func ReadMatrixMarket(r io.Reader, viewSizes []int) (p *Problem, lines []int, er
 		if i == j {
 			continue
 		}
-		as := Association{A: i - 1, B: j - 1, W: w}
-		if err := checkAssociation(as, l); err != nil {
-			return nil, nil, &ParseError{ln, err}
+		if lines, err = appendChecked(p, lines, Association{A: i - 1, B: j - 1, W: w}, l, ln); err != nil {
+			return nil, nil, err
 		}
-		p.Associations = append(p.Associations, as)
-		lines = append(lines, ln)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -141,25 +142,30 @@ func (o *solveOptions) clearOptions() (*clear.Options, error) {
 	if o.universe < 0 {
 		return nil, usagef("-universe %d: want 0 (estimate) or a positive size", o.universe)
 	}
-	switch o.assignment {
-	case "greedy":
-		opts.Assignment = clear.Greedy
-	case "hungarian":
-		opts.Assignment = clear.Hungarian
-	default:
-		return nil, usagef("-assignment %q: want greedy or hungarian", o.assignment)
+	var err error
+	if opts.Assignment, err = oneOf("-assignment", o.assignment, map[string]clear.Assignment{
+		"greedy": clear.Greedy, "hungarian": clear.Hungarian}); err != nil {
+		return nil, err
 	}
-	switch o.eigen {
-	case "auto":
-		opts.Eigensolver = clear.EigenAuto
-	case "dense":
-		opts.Eigensolver = clear.EigenDense
-	case "iterative":
-		opts.Eigensolver = clear.EigenIterative
-	default:
-		return nil, usagef("-eigen %q: want auto, dense or iterative", o.eigen)
+	if opts.Eigensolver, err = oneOf("-eigen", o.eigen, map[string]clear.Eigensolver{
+		"auto": clear.EigenAuto, "dense": clear.EigenDense, "iterative": clear.EigenIterative}); err != nil {
+		return nil, err
 	}
 	return opts, nil
+}
+
+// oneOf maps a flag's value through its table of choices.
+func oneOf[T any](flagName, value string, choices map[string]T) (T, error) {
+	if v, ok := choices[value]; ok {
+		return v, nil
+	}
+	names := make([]string, 0, len(choices))
+	for k := range choices {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var zero T
+	return zero, usagef("%s %q: want one of %s", flagName, value, strings.Join(names, ", "))
 }
 
 func parseViews(s string) ([]int, error) {
