@@ -44,7 +44,7 @@ func TestPaperExample(t *testing.T) {
 	if len(members) != 1 {
 		t.Fatalf("components = %d, want 1", len(members))
 	}
-	s := denseSpectrum(newComponent(g, members[0], make([]int32, g.n)))
+	s := denseSpectrum(testComponent(g, members[0]), nil)
 	// The paper lists {1.18, 1, 1, 1, 0.85, 0.17, 0} to two decimals.
 	want := []float64{0, 0.17, 0.85, 1, 1, 1, 1.18}
 	for i, v := range s.values {
@@ -160,13 +160,12 @@ func TestIterativeSubspaceMatchesDense(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, members := g.components()
-		local := make([]int32, g.n)
 		for _, mem := range members {
 			if len(mem) < 10 {
 				continue
 			}
-			c := newComponent(g, mem, local)
-			ds := denseSpectrum(c)
+			c := testComponent(g, mem)
+			ds := denseSpectrum(c, nil)
 			k := ds.count(DefaultThreshold)
 			th, vs, ok := topEigen(c, 1-DefaultThreshold-1e-6, 0, 1)
 			if !ok {
@@ -238,7 +237,7 @@ func TestThresholdTies(t *testing.T) {
 	}
 	g, _, _ := buildGraph(p, newViewIndex(p.ViewSizes))
 	_, members := g.components()
-	s := denseSpectrum(newComponent(g, members[0], make([]int32, g.n)))
+	s := denseSpectrum(testComponent(g, members[0]), nil)
 	half := false
 	for _, v := range s.values {
 		half = half || math.Abs(v-0.5) < 1e-12
@@ -255,6 +254,15 @@ func TestThresholdTies(t *testing.T) {
 			t.Errorf("%v: %d eigenvalues below the threshold, want 3 (one zero per path)", es, r.BelowThreshold)
 		}
 	}
+}
+
+// testComponent extracts one component of g on its own.
+func testComponent(g *graph, verts []int) *component {
+	inv := make([]float64, g.n)
+	for i, d := range g.deg {
+		inv[i] = 1 / math.Sqrt(d+1)
+	}
+	return newComponent(g, verts, make([]int32, g.n), inv, &slabs{})
 }
 
 func equalInts(a, b []int) bool {

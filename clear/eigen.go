@@ -2,7 +2,6 @@ package clear
 
 import (
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -45,12 +44,39 @@ type component struct {
 	col    []int32   // local column indices
 	val    []float64 // off-diagonal entries w_ij / sqrt(c_i c_j)
 	diag   []float64 // diagonal entries 1 / c_i
+	// When every weight is 1 (binary input), P_nrm = S (A + I) S with
+	// S = C^{-1/2} = diag(s), and products skip val.
+	unit    bool
+	s       []float64
+	scratch []float64
 }
 
 func (c *component) size() int { return len(c.verts) }
 
 // mulPnrm sets dst = P_nrm x.
 func (c *component) mulPnrm(dst, x []float64) {
+	if c.unit {
+		xs := c.scratch
+		for i, si := range c.s {
+			xs[i] = si * x[i]
+		}
+		for i, si := range c.s {
+			cols := c.col[c.rowPtr[i]:c.rowPtr[i+1]]
+			var s0, s1, s2, s3 float64
+			k := 0
+			for ; k+4 <= len(cols); k += 4 {
+				s0 += xs[cols[k]]
+				s1 += xs[cols[k+1]]
+				s2 += xs[cols[k+2]]
+				s3 += xs[cols[k+3]]
+			}
+			for ; k < len(cols); k++ {
+				s0 += xs[cols[k]]
+			}
+			dst[i] = si * (xs[i] + (s0 + s1) + (s2 + s3))
+		}
+		return
+	}
 	for i := range c.verts {
 		s := c.diag[i] * x[i]
 		for k := c.rowPtr[i]; k < c.rowPtr[i+1]; k++ {
@@ -61,9 +87,10 @@ func (c *component) mulPnrm(dst, x []float64) {
 }
 
 // newComponent extracts the component with vertices verts from g. local is
-// scratch of length g.n that maps global to local indices.
-func newComponent(g *graph, verts []int, local []int32) *component {
-	c := &component{verts: verts, rowPtr: make([]int, len(verts)+1), diag: make([]float64, len(verts))}
+// scratch of length g.n that maps global to local indices; invSqrtC holds
+// 1/sqrt(c_i) for every vertex.
+func newComponent(g *graph, verts []int, local []int32, invSqrtC []float64, sl *slabs) *component {
+	c := &component{verts: verts, rowPtr: sl.i.take(len(verts) + 1), diag: sl.f.take(len(verts))}
 	for li, v := range verts {
 		local[v] = int32(li)
 	}
@@ -71,18 +98,30 @@ func newComponent(g *graph, verts []int, local []int32) *component {
 	for _, v := range verts {
 		nnz += g.rowPtr[v+1] - g.rowPtr[v]
 	}
-	c.col = make([]int32, 0, nnz)
-	c.val = make([]float64, 0, nnz)
+	c.col = sl.i32.take(nnz)
+	c.val = sl.f.take(nnz)
+	c.unit = true
+	k0 := 0
 	for li, v := range verts {
-		ci := g.deg[v] + 1
-		c.diag[li] = 1 / ci
+		si := invSqrtC[v]
+		c.diag[li] = si * si
 		for k := g.rowPtr[v]; k < g.rowPtr[v+1]; k++ {
 			u := g.col[k]
-			cj := g.deg[u] + 1
-			c.col = append(c.col, local[u])
-			c.val = append(c.val, g.w[k]/math.Sqrt(ci*cj))
+			c.col[k0] = local[u]
+			c.val[k0] = g.w[k] * si * invSqrtC[u]
+			c.unit = c.unit && g.w[k] == 1
+			k0++
 		}
-		c.rowPtr[li+1] = len(c.col)
+		c.rowPtr[li+1] = k0
+	}
+	if c.unit && len(verts) > DenseMax {
+		c.s = make([]float64, len(verts))
+		for li, v := range verts {
+			c.s[li] = invSqrtC[v]
+		}
+		c.scratch = make([]float64, len(verts))
+	} else {
+		c.unit = false
 	}
 	return c
 }
@@ -106,10 +145,11 @@ func (s *spectrum) count(t float64) int {
 	return k
 }
 
-// denseLnrm returns L_nrm of c as a dense row-major matrix.
-func (c *component) denseLnrm() []float64 {
+// denseLnrm returns L_nrm of c as a dense row-major matrix in a.
+func (c *component) denseLnrm(a []float64) []float64 {
 	n := c.size()
-	a := make([]float64, n*n)
+	a = a[:n*n]
+	clear(a)
 	for i := 0; i < n; i++ {
 		a[i*n+i] = 1 - c.diag[i]
 		for k := c.rowPtr[i]; k < c.rowPtr[i+1]; k++ {
@@ -124,23 +164,34 @@ func (c *component) denseLnrm() []float64 {
 // queries or allocations beyond the result) and very accurate.
 const jacobiMax = 8
 
-// denseSpectrum computes all eigenpairs of c's L_nrm.
-func denseSpectrum(c *component) spectrum {
+// denseSpectrum computes all eigenpairs of c's L_nrm. The result's slices
+// come from sl when it is not nil.
+func denseSpectrum(c *component, sl *slabs) spectrum {
 	n := c.size()
+	if sl == nil {
+		sl = &slabs{}
+	}
 	if n == 1 {
 		// An isolated observation: L_nrm = [0].
-		return spectrum{values: []float64{0}, vectors: []float64{1}, complete: true}
+		v := sl.f.take(2)
+		v[1] = 1
+		return spectrum{values: v[:1], vectors: v[1:], complete: true}
 	}
-	a := c.denseLnrm()
 	var vals, vecs []float64
 	if n <= jacobiMax {
-		vals, vecs = jacobiEigen(a, n)
+		var scratch [2 * jacobiMax * jacobiMax]float64
+		a := c.denseLnrm(scratch[:n*n])
+		out := sl.f.take(n + n*n)
+		vals, vecs = out[:n:n], out[n:]
+		jacobiEigen(a, n, scratch[n*n:2*n*n], vals, vecs)
 	} else {
+		a := c.denseLnrm(make([]float64, n*n))
 		var es mat.EigenSym
 		if !es.Factorize(mat.NewSymDense(n, a), true) {
 			// EigenSym fails only on non-finite input, which validation
 			// rules out; fall back to Jacobi, which cannot fail.
-			vals, vecs = jacobiEigen(c.denseLnrm(), n)
+			vals, vecs = make([]float64, n), make([]float64, n*n)
+			jacobiEigen(c.denseLnrm(a), n, make([]float64, n*n), vals, vecs)
 		} else {
 			vals = es.Values(nil)
 			var v mat.Dense
@@ -163,10 +214,11 @@ func compactRows(data []float64, r, c, stride int) []float64 {
 }
 
 // jacobiEigen diagonalizes the symmetric n×n row-major matrix a (destroyed)
-// by cyclic Jacobi rotations and returns its eigenvalues ascending with the
-// eigenvectors as columns of an n×n row-major matrix.
-func jacobiEigen(a []float64, n int) (vals, vecs []float64) {
-	v := make([]float64, n*n)
+// by cyclic Jacobi rotations and writes its eigenvalues ascending to vals
+// and the eigenvectors as columns of the n×n row-major vecs; v is n×n
+// scratch.
+func jacobiEigen(a []float64, n int, v, vals, vecs []float64) {
+	clear(v)
 	for i := 0; i < n; i++ {
 		v[i*n+i] = 1
 	}
@@ -214,18 +266,24 @@ func jacobiEigen(a []float64, n int) (vals, vecs []float64) {
 			}
 		}
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
+	// Insertion sort of the diagonal, stable: n is tiny here.
+	var orderBuf [jacobiMax]int
+	order := orderBuf[:0]
+	if n > jacobiMax {
+		order = make([]int, 0, n)
 	}
-	sort.SliceStable(order, func(x, y int) bool { return a[order[x]*n+order[x]] < a[order[y]*n+order[y]] })
-	vals = make([]float64, n)
-	vecs = make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		j := len(order)
+		order = append(order, i)
+		for ; j > 0 && a[order[j-1]*n+order[j-1]] > a[i*n+i]; j-- {
+			order[j] = order[j-1]
+		}
+		order[j] = i
+	}
 	for j, o := range order {
 		vals[j] = a[o*n+o]
 		for i := 0; i < n; i++ {
 			vecs[i*n+j] = v[i*n+o]
 		}
 	}
-	return vals, vecs
 }

@@ -2,7 +2,6 @@ package clear
 
 import (
 	"fmt"
-	"slices"
 )
 
 // graph is the association graph G̃ in compressed sparse row form: the
@@ -45,45 +44,78 @@ func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 	for i := 0; i < n; i++ {
 		counts[i+1] += counts[i]
 	}
-	// Each half-entry is packed as col<<32 | association index, so sorting
-	// a row's keys orders it by column, then by association.
-	keys := make([]uint64, counts[n])
-	next := make([]int, n)
-	copy(next, counts[:n])
+	// Each half-entry (row, col, association k, and whether row is the
+	// association's A) is placed by two counting sorts, by column and then
+	// by row, so every row comes out ordered by column, then association.
+	m := counts[n]
+	byCol := make([]int, n+1)
+	for _, a := range as {
+		if viewOf[a.A] != viewOf[a.B] {
+			byCol[a.B+1]++
+			byCol[a.A+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		byCol[i+1] += byCol[i]
+	}
+	type half struct {
+		row, col int32
+		k        uint32 // association index << 1 | 1 if row is the association's A
+	}
+	tmp := make([]half, m)
 	for k, a := range as {
 		if viewOf[a.A] == viewOf[a.B] {
 			continue
 		}
-		keys[next[a.A]] = uint64(a.B)<<32 | uint64(k)
-		next[a.A]++
-		keys[next[a.B]] = uint64(a.A)<<32 | uint64(k)
-		next[a.B]++
+		tmp[byCol[a.B]] = half{int32(a.A), int32(a.B), uint32(k)<<1 | 1}
+		byCol[a.B]++
+		tmp[byCol[a.A]] = half{int32(a.B), int32(a.A), uint32(k) << 1}
+		byCol[a.A]++
 	}
+	rows := make([]half, m)
+	next := make([]int, n)
+	copy(next, counts[:n])
+	for _, h := range tmp {
+		rows[next[h.row]] = h
+		next[h.row]++
+	}
+	tmp = nil
 
+	unitWeights := true
+	for _, a := range as {
+		if a.W != 0 && a.W != 1 {
+			unitWeights = false
+			break
+		}
+	}
+	weight := func(h half) float64 {
+		if unitWeights {
+			return 1
+		}
+		return as[h.k>>1].weight()
+	}
 	g = &graph{n: n, rowPtr: make([]int, n+1), deg: make([]float64, n)}
-	g.col = make([]int32, 0, len(keys))
-	g.w = make([]float64, 0, len(keys))
+	g.col = make([]int32, 0, m)
+	g.w = make([]float64, 0, m)
 	for i := 0; i < n; i++ {
-		row := keys[counts[i]:counts[i+1]]
-		slices.Sort(row)
+		row := rows[counts[i]:counts[i+1]]
 		for s := 0; s < len(row); {
-			col := int32(row[s] >> 32)
+			col := row[s].col
 			e := s
 			var tOwn, tOther float64 // t_{i,col} and t_{col,i}
 			haveOwn, haveOther := false, false
-			for ; e < len(row) && int32(row[e]>>32) == col; e++ {
-				k := int(uint32(row[e]))
-				a := as[k]
-				if a.A == i {
+			for ; e < len(row) && row[e].col == col; e++ {
+				h := row[e]
+				if h.k&1 == 1 {
 					if haveOwn {
-						return nil, 0, &InputError{Index: k, Err: fmt.Errorf("duplicate association (%d, %d)", i, col)}
+						return nil, 0, &InputError{Index: int(h.k >> 1), Err: fmt.Errorf("duplicate association (%d, %d)", i, col)}
 					}
-					tOwn, haveOwn = a.weight(), true
+					tOwn, haveOwn = weight(h), true
 				} else {
 					if haveOther {
-						return nil, 0, &InputError{Index: k, Err: fmt.Errorf("duplicate association (%d, %d)", col, i)}
+						return nil, 0, &InputError{Index: int(h.k >> 1), Err: fmt.Errorf("duplicate association (%d, %d)", col, i)}
 					}
-					tOther, haveOther = a.weight(), true
+					tOther, haveOther = weight(h), true
 				}
 			}
 			switch {

@@ -21,13 +21,14 @@ type embedding struct {
 	verts []int
 	d     int       // number of eigenvectors the component gives to U
 	rows  []float64 // len(verts) × d, row-major, rows of unit norm (or zero)
-	zero  []bool
+	zero  []bool    // zero[i]: local row i is zero
 }
 
-func newEmbedding(c *component, s *spectrum, d int) embedding {
+// newEmbedding builds the rows of U for component c.
+func newEmbedding(c *component, s *spectrum, d int, sl *slabs) embedding {
 	n := c.size()
 	k := len(s.values)
-	e := embedding{verts: c.verts, d: d, rows: make([]float64, n*d), zero: make([]bool, n)}
+	e := embedding{verts: c.verts, d: d, rows: sl.f.take(n * d), zero: sl.b.take(n)}
 	for i := 0; i < n; i++ {
 		row := e.rows[i*d : (i+1)*d]
 		copy(row, s.vectors[i*k:i*k+d])
@@ -68,6 +69,8 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 		eligible []bool
 	}
 	st := make([]state, len(emb))
+	var fs slab[float64]
+	var bs slab[bool]
 	h := &candHeap{}
 	best := func(ci int) (cand, bool) {
 		e := &emb[ci]
@@ -87,7 +90,7 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 	}
 	for ci := range emb {
 		e := &emb[ci]
-		st[ci] = state{sum: make([]float64, len(e.verts)), eligible: make([]bool, len(e.verts))}
+		st[ci] = state{sum: fs.take(len(e.verts)), eligible: bs.take(len(e.verts))}
 		for i := range e.verts {
 			st[ci].eligible[i] = !e.zero[i] && e.d > 0
 		}

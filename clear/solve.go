@@ -162,9 +162,14 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 	_, members := g.components()
 	comps := make([]*component, len(members))
 	local := make([]int32, l)
+	invSqrtC := make([]float64, l)
+	for i, d := range g.deg {
+		invSqrtC[i] = 1 / math.Sqrt(d+1)
+	}
+	sl := &slabs{}
 	res := &Result{Item: make([]int, l), Components: len(members), Dropped: dropped}
 	for c, vs := range members {
-		comps[c] = newComponent(g, vs, local)
+		comps[c] = newComponent(g, vs, local, invSqrtC, sl)
 		res.LargestComponent = max(res.LargestComponent, len(vs))
 	}
 	t1 := time.Now()
@@ -188,14 +193,14 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 	decompose := func(ci int, nmin int) {
 		c := comps[ci]
 		if !iterative(c) {
-			specs[ci] = denseSpectrum(c)
+			specs[ci] = denseSpectrum(c, sl)
 			return
 		}
 		res.IterativeComponents++
 		th, vs, ok := topEigen(c, floor, nmin, o.Seed)
 		if !ok {
 			res.DenseFallbacks++
-			specs[ci] = denseSpectrum(c)
+			specs[ci] = denseSpectrum(c, sl)
 			return
 		}
 		specs[ci] = spectrumFromTop(th, vs, c.size())
@@ -232,7 +237,7 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 	// Steps 3–4: embedding, pivots.
 	emb := make([]embedding, len(comps))
 	for ci, c := range comps {
-		emb[ci] = newEmbedding(c, &specs[ci], dims[ci])
+		emb[ci] = newEmbedding(c, &specs[ci], dims[ci], sl)
 	}
 	piv, err := selectPivots(emb, m)
 	if err != nil {
