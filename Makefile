@@ -19,11 +19,13 @@ build: setup
 test: setup
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(GO) test -count=1 -tags matprofile ./features/...
 	$(MAKE) --no-print-directory test-pure
 
-# test-pure: the packages that must stay free of cgo (clear, eval, datasets;
-# those that exist so far) build and pass with CGO_ENABLED=0.
-PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets))
+# test-pure: the packages that must stay free of cgo (clear, eval, datasets,
+# pairwise; those that exist so far) build and pass with CGO_ENABLED=0. The
+# matprofile run above fails if any gocv Mat is left open.
+PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise))
 test-pure:
 	CGO_ENABLED=0 $(GO) build $(PURE)
 	CGO_ENABLED=0 $(GO) test -count=1 $(PURE)
@@ -32,7 +34,7 @@ demo: build
 	./$(BIN) demo -out $(DEMOOUT) -force
 
 bench: setup
-	$(GO) test -run '^$$' -bench . -benchmem ./clear/
+	$(GO) test -run '^$$' -bench . -benchmem ./clear/ ./features/
 
 clean:
 	rm -rf bin $(DEMOOUT)

@@ -1,0 +1,181 @@
+//go:build cgo
+
+package features
+
+/*
+#include <stdlib.h>
+#include "sift.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"unsafe"
+
+	"gocv.io/x/gocv"
+)
+
+// ErrDecode reports a file that OpenCV cannot read as an image.
+var ErrDecode = errors.New("not a readable image")
+
+// cError converts an error message from the C++ side.
+func cError(msg *C.char) error {
+	if msg == nil {
+		return nil
+	}
+	defer C.cm_free_string(msg)
+	return errors.New(C.GoString(msg))
+}
+
+// SetNumThreads caps OpenCV's own threads; call it with 1 when Go workers
+// already run one extraction per core.
+func SetNumThreads(n int) { C.cm_set_num_threads(C.int(n)) }
+
+// decodeGray decodes image bytes (any format OpenCV reads) to an 8-bit
+// grayscale Mat. The caller closes it.
+func decodeGray(name string, data []byte) (gocv.Mat, error) {
+	if len(data) == 0 {
+		return gocv.Mat{}, fmt.Errorf("%s: empty file: %w", name, ErrDecode)
+	}
+	m, err := gocv.IMDecode(data, gocv.IMReadGrayScale)
+	if err != nil || m.Empty() {
+		if err == nil {
+			m.Close()
+		}
+		return gocv.Mat{}, fmt.Errorf("%s: %w", name, ErrDecode)
+	}
+	return m, nil
+}
+
+// Extract detects SIFT features in the image held in data (name is for
+// messages and the Set). An image with no features gives an empty Set.
+func Extract(name string, data []byte, opts Options) (*Set, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	img, err := decodeGray(name, data)
+	if err != nil {
+		return nil, err
+	}
+	defer img.Close()
+	set := &Set{Image: name, Width: img.Cols(), Height: img.Rows()}
+
+	work := img
+	scale := 1.0
+	if opts.MaxDim > 0 && max(set.Width, set.Height) > opts.MaxDim {
+		scale = float64(max(set.Width, set.Height)) / float64(opts.MaxDim)
+		small := gocv.NewMat()
+		defer small.Close()
+		sz := image.Pt(int(math.Round(float64(set.Width)/scale)), int(math.Round(float64(set.Height)/scale)))
+		gocv.Resize(img, &small, sz, 0, 0, gocv.InterpolationArea)
+		work = small
+	}
+	desc := gocv.NewMat()
+	defer desc.Close()
+	var kps C.CMKeyPoints
+	if err := cError(C.cm_sift_detect_compute(unsafe.Pointer(work.Ptr()), C.int(opts.MaxFeatures),
+		C.double(opts.ContrastThreshold), C.double(opts.EdgeThreshold), &kps, unsafe.Pointer(desc.Ptr()))); err != nil {
+		return nil, fmt.Errorf("%s: SIFT: %w", name, err)
+	}
+	defer C.cm_keypoints_free(kps)
+	n := int(kps.n)
+	if n == 0 {
+		return set, nil
+	}
+	ck := unsafe.Slice(kps.kps, n)
+	set.Keypoints = make([]Keypoint, n)
+	for i, k := range ck {
+		// Map back to full resolution: OpenCV's pixel centres are at
+		// integers, so x_full = (x + 0.5)·scale − 0.5.
+		set.Keypoints[i] = Keypoint{
+			X:     float32((float64(k.x)+0.5)*scale - 0.5),
+			Y:     float32((float64(k.y)+0.5)*scale - 0.5),
+			Size:  float32(float64(k.size) * scale),
+			Angle: float32(k.angle), Response: float32(k.response),
+		}
+	}
+	if set.Desc, err = copyDescriptors(desc, n); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if opts.RootSIFT {
+		RootSIFT(set.Desc)
+	}
+	return set, nil
+}
+
+// Point is a position in 0-based pixel coordinates.
+type Point struct{ X, Y float64 }
+
+// ExtractAt computes one SIFT descriptor at each given point, in order: the
+// CMU Hotel protocol. The scale is fixed (sigma; the paper's VLFeat σ = 10
+// is an OpenCV keypoint of size 2σ = 20) and the orientation is computed
+// from the image (see orientation.go). The descriptor is taken from the
+// scale-space octave and layer that hold σ, as VLFeat does.
+func ExtractAt(name string, data []byte, pts []Point, sigma float64, rootSIFT bool) (*Set, error) {
+	if !(sigma > 0) {
+		return nil, fmt.Errorf("features: scale %v is not positive", sigma)
+	}
+	img, err := decodeGray(name, data)
+	if err != nil {
+		return nil, err
+	}
+	defer img.Close()
+	w, h := img.Cols(), img.Rows()
+	set := &Set{Image: name, Width: w, Height: h}
+	for i, p := range pts {
+		if p.X < 0 || p.Y < 0 || p.X > float64(w-1) || p.Y > float64(h-1) || math.IsNaN(p.X+p.Y) {
+			return nil, fmt.Errorf("%s: point %d (%g, %g) is outside the %d×%d image", name, i, p.X, p.Y, w, h)
+		}
+	}
+	if len(pts) == 0 {
+		return set, nil
+	}
+	// Orientation: gradients of the image blurred to σ.
+	f := gocv.NewMat()
+	defer f.Close()
+	img.ConvertTo(&f, gocv.MatTypeCV32F)
+	blur := gocv.NewMat()
+	defer blur.Close()
+	gocv.GaussianBlur(f, &blur, image.Pt(0, 0), sigma, sigma, gocv.BorderReflect101)
+	pix, err := blur.DataPtrFloat32()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	octave, layer := octaveOf(sigma)
+	ck := make([]C.CMKeyPoint, len(pts))
+	set.Keypoints = make([]Keypoint, len(pts))
+	for i, p := range pts {
+		ang := orientationAt(pix, w, h, p.X, p.Y, sigma)
+		set.Keypoints[i] = Keypoint{X: float32(p.X), Y: float32(p.Y), Size: float32(2 * sigma), Angle: float32(ang)}
+		ck[i] = C.CMKeyPoint{x: C.float(p.X), y: C.float(p.Y), size: C.float(2 * sigma), angle: C.float(ang),
+			octave: C.int(octave | layer<<8 | 128<<16)}
+	}
+	desc := gocv.NewMat()
+	defer desc.Close()
+	if err := cError(C.cm_sift_compute(unsafe.Pointer(img.Ptr()), &ck[0], C.int(len(ck)), unsafe.Pointer(desc.Ptr()))); err != nil {
+		return nil, fmt.Errorf("%s: SIFT: %w", name, err)
+	}
+	if set.Desc, err = copyDescriptors(desc, len(pts)); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if rootSIFT {
+		RootSIFT(set.Desc)
+	}
+	return set, nil
+}
+
+// copyDescriptors copies an n × 128 CV_32F Mat into Go memory.
+func copyDescriptors(desc gocv.Mat, n int) ([]float32, error) {
+	if desc.Rows() != n || desc.Cols() != DescSize || desc.Type() != gocv.MatTypeCV32F {
+		return nil, fmt.Errorf("unexpected descriptor matrix %dx%d type %v for %d keypoints", desc.Rows(), desc.Cols(), desc.Type(), n)
+	}
+	src, err := desc.DataPtrFloat32()
+	if err != nil {
+		return nil, err
+	}
+	return append([]float32(nil), src[:n*DescSize]...), nil
+}

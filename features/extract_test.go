@@ -1,0 +1,276 @@
+//go:build cgo
+
+package features
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/datasets"
+)
+
+func dataDir(tb testing.TB) string {
+	if d := os.Getenv("CLEARMATCH_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "datasets")
+}
+
+func readData(tb testing.TB, rel string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(dataDir(tb), rel))
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("dataset missing under CI: %v", err)
+		}
+		tb.Skipf("dataset missing: %v", err)
+	}
+	return b
+}
+
+func checkSet(t *testing.T, s *Set) {
+	t.Helper()
+	if len(s.Desc) != len(s.Keypoints)*DescSize {
+		t.Fatalf("%d descriptor floats for %d keypoints", len(s.Desc), len(s.Keypoints))
+	}
+	for i, k := range s.Keypoints {
+		if k.X < -0.5 || k.Y < -0.5 || k.X > float32(s.Width)-0.5 || k.Y > float32(s.Height)-0.5 || k.Size <= 0 {
+			t.Fatalf("keypoint %d %+v outside the %dx%d image", i, k, s.Width, s.Height)
+		}
+	}
+	for i, v := range s.Desc {
+		if v < 0 || math.IsNaN(float64(v)) {
+			t.Fatalf("descriptor value %d is %v", i, v)
+		}
+	}
+}
+
+func TestExtractGraffiti(t *testing.T) {
+	data := readData(t, "graffiti/img1.ppm")
+	s, err := Extract("img1.ppm", data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Width != 800 || s.Height != 640 || s.Len() < 1000 {
+		t.Fatalf("%dx%d image with %d features; want 800x640 and thousands", s.Width, s.Height, s.Len())
+	}
+	checkSet(t, s)
+	t.Logf("img1.ppm: %d SIFT features", s.Len())
+
+	lim, err := Extract("img1.ppm", data, Options{MaxFeatures: 500})
+	if err != nil || lim.Len() != 500 {
+		t.Fatalf("MaxFeatures 500: %d features, %v", lim.Len(), err)
+	}
+	small, err := Extract("img1.ppm", data, Options{MaxDim: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSet(t, small)
+	if small.Width != 800 || small.Len() == 0 || small.Len() >= s.Len() {
+		t.Fatalf("MaxDim 400: %dx%d, %d features (full: %d)", small.Width, small.Height, small.Len(), s.Len())
+	}
+	root, err := Extract("img1.ppm", data, Options{RootSIFT: true})
+	if err != nil || root.Len() != s.Len() {
+		t.Fatal(err)
+	}
+}
+
+func TestExtractAtHotel(t *testing.T) {
+	frames, err := datasets.LoadHotel(filepath.Join(dataDir(t), "cmu-hotel"))
+	if err != nil {
+		if os.Getenv("CI") == "" && errors.Is(err, os.ErrNotExist) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	for _, f := range []datasets.HotelFrame{frames[0], frames[50], frames[100]} {
+		data, err := os.ReadFile(f.Image)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts := make([]Point, len(f.Landmarks))
+		for i, p := range f.Landmarks {
+			pts[i] = Point{p.X, p.Y}
+		}
+		s, err := ExtractAt(filepath.Base(f.Image), data, pts, 10, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Len() != 30 {
+			t.Fatalf("%s: %d descriptors, want 30", f.Image, s.Len())
+		}
+		checkSet(t, s)
+		for i, k := range s.Keypoints {
+			if float64(k.X) != pts[i].X || float64(k.Y) != pts[i].Y || k.Size != 20 || k.Angle < 0 || k.Angle >= 360 {
+				t.Fatalf("keypoint %d %+v does not sit at landmark %v with size 20", i, k, pts[i])
+			}
+		}
+	}
+	if _, err := ExtractAt("x.png", readData(t, "cmu-hotel/hotel.seq0.png"), []Point{{-1, 5}}, 10, false); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("point outside the image: %v", err)
+	}
+}
+
+// badFolder writes a folder with a good image, a corrupt PNG, a zero-byte
+// file and a text file named .jpg.
+func badFolder(t *testing.T) (dir string, names []string) {
+	dir = t.TempDir()
+	img := image.NewGray(image.Rect(0, 0, 64, 64))
+	for y := 0; y < 64; y++ {
+		for x := 0; x < 64; x++ {
+			img.SetGray(x, y, color.Gray{uint8((x*x + 3*y*x + y*y) % 251)})
+		}
+	}
+	var good bytes.Buffer
+	png.Encode(&good, img)
+	corrupt := append([]byte(nil), good.Bytes()[:40]...)
+	corrupt = append(corrupt, bytes.Repeat([]byte{0xde, 0xad}, 100)...)
+	files := map[string][]byte{
+		"good.png":    good.Bytes(),
+		"corrupt.png": corrupt,
+		"empty.png":   nil,
+		"notes.jpg":   []byte("this is not an image\n"),
+	}
+	names = []string{"corrupt.png", "empty.png", "good.png", "notes.jpg"}
+	for n, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, names
+}
+
+func TestBadFiles(t *testing.T) {
+	dir, names := badFolder(t)
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(dir, n)
+	}
+	cache := filepath.Join(t.TempDir(), "cache")
+	e := &Extractor{CacheDir: cache, Workers: 2}
+	sets, errs, _ := e.ExtractFiles(context.Background(), paths, names)
+	for i, n := range names {
+		if n == "good.png" {
+			if errs[i] != nil || sets[i] == nil || sets[i].Width != 64 {
+				t.Errorf("good.png: %v", errs[i])
+			}
+			continue
+		}
+		if errs[i] == nil || !errors.Is(errs[i], ErrDecode) || !strings.Contains(errs[i].Error(), n) {
+			t.Errorf("%s: error %v, want ErrDecode naming the file", n, errs[i])
+		}
+	}
+	// Only the good image is cached, and no temporary file is left.
+	entries, _ := os.ReadDir(cache)
+	if len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".feat") {
+		t.Errorf("cache holds %v", entries)
+	}
+}
+
+func TestExtractFilesCacheAndWorkers(t *testing.T) {
+	var paths, names []string
+	for _, n := range []string{"img1.ppm", "img2.ppm", "img3.ppm"} {
+		readData(t, "graffiti/"+n)
+		paths = append(paths, filepath.Join(dataDir(t), "graffiti", n))
+		names = append(names, n)
+	}
+	cache := t.TempDir()
+	one := &Extractor{Workers: 1, CacheDir: cache}
+	s1, errs, st := one.ExtractFiles(context.Background(), paths, names)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.Extracted != 3 || st.CacheHits != 0 {
+		t.Fatalf("first run: %+v", st)
+	}
+	two := &Extractor{Workers: 2, CacheDir: cache}
+	s2, _, st := two.ExtractFiles(context.Background(), paths, names)
+	if st.CacheHits != 3 {
+		t.Fatalf("second run: %+v, want 3 cache hits", st)
+	}
+	noCache := &Extractor{Workers: 2}
+	s3, _, _ := noCache.ExtractFiles(context.Background(), paths, names)
+	for i := range s1 {
+		for _, s := range []*Set{s2[i], s3[i]} {
+			if s.Image != names[i] || len(s.Keypoints) != len(s1[i].Keypoints) || !equalFloats(s.Desc, s1[i].Desc) {
+				t.Fatalf("%s differs between runs (cache or workers)", names[i])
+			}
+		}
+	}
+	// A corrupt cache file is recomputed, not trusted.
+	data, _ := os.ReadFile(paths[0])
+	key := CacheKey(data, Options{}.Params())
+	f := filepath.Join(cache, key+".feat")
+	b, _ := os.ReadFile(f)
+	b[len(b)/2] ^= 1
+	os.WriteFile(f, b, 0o644)
+	_, _, st = one.ExtractFiles(context.Background(), paths, names)
+	if st.Extracted != 1 || st.CacheHits != 2 {
+		t.Fatalf("after corrupting one cache file: %+v", st)
+	}
+	if _, ok := (Cache{Dir: cache}).Load(key); !ok {
+		t.Error("corrupt cache file was not rewritten")
+	}
+}
+
+func equalFloats(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFolderUsable(t *testing.T) {
+	dir, _ := badFolder(t)
+	os.WriteFile(filepath.Join(dir, "readme.txt"), []byte("x"), 0o644)
+	files, err := ImageFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	if strings.Join(names, " ") != "corrupt.png empty.png good.png notes.jpg" {
+		t.Fatalf("ImageFiles: %v", names)
+	}
+	sets, errs, _ := (&Extractor{}).ExtractFiles(context.Background(), files, names)
+	// One usable image: an error, strict or not.
+	if _, skipped, err := Usable(sets, errs, false); !errors.Is(err, ErrTooFewImages) || len(skipped) != 3 {
+		t.Errorf("one good image: %v, %d skipped", err, len(skipped))
+	}
+	if _, _, err := Usable(sets, errs, true); err == nil || !strings.Contains(err.Error(), "corrupt.png") {
+		t.Errorf("strict: %v", err)
+	}
+	// A flat image has no features but takes part.
+	flat := image.NewGray(image.Rect(0, 0, 50, 40))
+	var b bytes.Buffer
+	png.Encode(&b, flat)
+	os.WriteFile(filepath.Join(dir, "flat.png"), b.Bytes(), 0o644)
+	s, err := Extract("flat.png", b.Bytes(), Options{})
+	if err != nil || s.Len() != 0 || s.Width != 50 {
+		t.Fatalf("flat image: %+v, %v", s, err)
+	}
+	sets = append(sets, s)
+	errs = append(errs, nil)
+	kept, skipped, err := Usable(sets, errs, false)
+	if err != nil || len(kept) != 2 || len(skipped) != 3 {
+		t.Errorf("good + flat: %d kept, %d skipped, %v", len(kept), len(skipped), err)
+	}
+}

@@ -1,0 +1,108 @@
+//go:build cgo
+
+package features
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Extractor extracts features from many image files with a bounded pool of
+// workers and an optional cache.
+type Extractor struct {
+	Options Options
+	// CacheDir holds the feature cache; "" disables it.
+	CacheDir string
+	// Workers bounds the images processed at once; 0 means GOMAXPROCS.
+	// Memory for images and OpenCV buffers is bounded by it.
+	Workers int
+	// Progress, if set, is called after each image (serialized, from the
+	// worker goroutines) with the number done so far.
+	Progress func(done, total int, name string)
+}
+
+// Stats counts cache use in one ExtractFiles call.
+type Stats struct{ CacheHits, Extracted int64 }
+
+// ExtractFiles extracts the features of each file (names[i] names
+// paths[i] in the Sets and messages). It returns a Set or an error for every
+// file, in order: the caller decides whether a bad file is skipped or
+// fatal. The output does not depend on the number of workers.
+func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]*Set, []error, Stats) {
+	n := len(paths)
+	sets := make([]*Set, n)
+	errs := make([]error, n)
+	workers := e.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, max(n, 1))
+	if workers > 1 {
+		SetNumThreads(1) // the Go workers already use the cores
+	}
+	var st Stats
+	var mu sync.Mutex
+	done := 0
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				sets[i], errs[i] = e.one(paths[i], names[i], &st)
+				if e.Progress != nil {
+					mu.Lock()
+					done++
+					e.Progress(done, n, names[i])
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for i := 0; i < n; i++ {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			for j := i; j < n; j++ {
+				errs[j] = ctx.Err()
+			}
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return sets, errs, st
+}
+
+func (e *Extractor) one(path, name string, st *Stats) (*Set, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var key string
+	cache := Cache{Dir: e.CacheDir}
+	if e.CacheDir != "" {
+		key = CacheKey(data, e.Options.Params())
+		if s, ok := cache.Load(key); ok {
+			s.Image = name
+			atomic.AddInt64(&st.CacheHits, 1)
+			return s, nil
+		}
+	}
+	s, err := Extract(name, data, e.Options)
+	if err != nil {
+		return nil, err
+	}
+	atomic.AddInt64(&st.Extracted, 1)
+	if e.CacheDir != "" {
+		if err := cache.Store(key, s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,285 @@
+// Package pairwise matches the features of image pairs with Lowe's ratio
+// test and builds the aggregate association of all pairs, the input of
+// CLEAR. It is pure Go; the nearest-neighbour search is a Matcher, so an
+// OpenCV matcher (features.CVMatcher) and the exact pure-Go BruteForce can
+// be swapped.
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/clearmatch/clearmatch/clear"
+)
+
+// DefaultRatio is Lowe's ratio on Euclidean distances used by the paper:
+// VLFeat's vl_ubcmatch threshold 1.5 on squared distances, 1/sqrt(1.5).
+var DefaultRatio = 1 / math.Sqrt(1.5)
+
+// Neighbors are the two nearest train descriptors of one query descriptor,
+// with squared Euclidean distances. Second is -1 (and D2 +Inf) when the
+// train set holds one descriptor.
+type Neighbors struct {
+	Best, Second int32
+	D1, D2       float32
+}
+
+// Matcher finds the two nearest neighbours of every query descriptor among
+// the train descriptors (both row-major, dim floats each). Implementations
+// must be safe for concurrent use.
+type Matcher interface {
+	Nearest2(query, train []float32, dim int) ([]Neighbors, error)
+}
+
+// Match is one accepted match between descriptor A of image I and
+// descriptor B of image J, with its distance ratio d1/d2 (0 when the train
+// image has a single feature).
+type Match struct {
+	A, B  int32
+	Ratio float32
+}
+
+// Pair holds the matches of images I < J.
+type Pair struct {
+	I, J    int
+	Matches []Match
+}
+
+// Options configure MatchAll. The zero value is the paper's protocol: all
+// pairs, ratio 1/sqrt(1.5), one direction (each descriptor of I against J,
+// as vl_ubcmatch), not mutual.
+type Options struct {
+	// Ratio accepts a match when d1 < Ratio·d2; 0 means DefaultRatio.
+	Ratio float64
+	// Mutual also requires that the match is the nearest neighbour in the
+	// other direction (cross-check).
+	Mutual bool
+	// Window, when positive, matches only pairs with J − I ≤ Window (video).
+	Window int
+	// Pairs, when not nil, lists the pairs to match instead of all of them.
+	Pairs [][2]int
+	// Workers bounds the pairs matched at once; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, if set, is called after each pair (serialized).
+	Progress func(done, total int)
+}
+
+// PairList returns the image pairs opts selects among n images, I < J,
+// sorted.
+func (o Options) PairList(n int) ([][2]int, error) {
+	var out [][2]int
+	if o.Pairs != nil {
+		seen := map[[2]int]bool{}
+		for _, p := range o.Pairs {
+			i, j := min(p[0], p[1]), max(p[0], p[1])
+			if i < 0 || j >= n || i == j {
+				return nil, fmt.Errorf("pairwise: pair (%d, %d) is not two different images of %d", p[0], p[1], n)
+			}
+			if !seen[[2]int{i, j}] {
+				seen[[2]int{i, j}] = true
+				out = append(out, [2]int{i, j})
+			}
+		}
+		sortPairs(out)
+		return out, nil
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if o.Window <= 0 || j-i <= o.Window {
+				out = append(out, [2]int{i, j})
+			}
+		}
+	}
+	return out, nil
+}
+
+func sortPairs(p [][2]int) {
+	for a := 1; a < len(p); a++ {
+		for b := a; b > 0 && (p[b][0] < p[b-1][0] || p[b][0] == p[b-1][0] && p[b][1] < p[b-1][1]); b-- {
+			p[b], p[b-1] = p[b-1], p[b]
+		}
+	}
+}
+
+// MatchAll matches the descriptor blocks of all selected image pairs
+// (desc[i] is image i's descriptors, row-major, dim floats each). The
+// result is sorted by pair and does not depend on the number of workers.
+func MatchAll(ctx context.Context, desc [][]float32, dim int, m Matcher, opts Options) ([]Pair, error) {
+	ratio := opts.Ratio
+	if ratio == 0 {
+		ratio = DefaultRatio
+	}
+	if !(ratio > 0 && ratio < 1) {
+		return nil, fmt.Errorf("pairwise: ratio %v is not in (0, 1)", opts.Ratio)
+	}
+	for i, d := range desc {
+		if len(d)%dim != 0 {
+			return nil, fmt.Errorf("pairwise: image %d has %d floats, not a multiple of %d", i, len(d), dim)
+		}
+	}
+	list, err := opts.PairList(len(desc))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Pair, len(list))
+	errs := make([]error, len(list))
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < min(workers, max(len(list), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range jobs {
+				i, j := list[k][0], list[k][1]
+				out[k] = Pair{I: i, J: j}
+				out[k].Matches, errs[k] = matchPair(desc[i], desc[j], dim, m, ratio, opts.Mutual)
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done, len(list))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for k := range list {
+		select {
+		case jobs <- k:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for k, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("pairwise: images %d and %d: %w", list[k][0], list[k][1], err)
+		}
+	}
+	return out, nil
+}
+
+// matchPair applies the ratio test to every descriptor of a against b: the
+// match is accepted when 1/ratio² · d1² < d2² (vl_ubcmatch's rule with
+// threshold 1/ratio² on squared distances; a single candidate always
+// passes).
+func matchPair(a, b []float32, dim int, m Matcher, ratio float64, mutual bool) ([]Match, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, nil
+	}
+	nn, err := m.Nearest2(a, b, dim)
+	if err != nil {
+		return nil, err
+	}
+	if len(nn) != len(a)/dim {
+		return nil, errors.New("matcher returned the wrong number of neighbours")
+	}
+	var back []Neighbors
+	if mutual {
+		if back, err = m.Nearest2(b, a, dim); err != nil {
+			return nil, err
+		}
+	}
+	thr := 1 / (ratio * ratio)
+	var out []Match
+	for q, n := range nn {
+		if n.Best < 0 || !(thr*float64(n.D1) < float64(n.D2)) {
+			continue
+		}
+		if mutual && back[n.Best].Best != int32(q) {
+			continue
+		}
+		r := float32(0)
+		if !math.IsInf(float64(n.D2), 1) && n.D2 > 0 {
+			r = float32(math.Sqrt(float64(n.D1) / float64(n.D2)))
+		}
+		out = append(out, Match{A: int32(q), B: n.Best, Ratio: r})
+	}
+	return out, nil
+}
+
+// Problem builds the CLEAR input from the matches: counts[i] observations
+// in image i, observations numbered image by image. With weighted, each
+// association carries the weight 1 − d1/d2 in (0, 1] (more distinctive
+// matches weigh more); otherwise it is binary. A descriptor matched to the
+// same observation twice (possible only with repeated pairs) is listed once.
+func Problem(counts []int, pairs []Pair, weighted bool) (*clear.Problem, error) {
+	p := &clear.Problem{}
+	off := make([]int, len(counts))
+	for i, c := range counts {
+		off[i] = p.AddView(c)
+	}
+	for _, pr := range pairs {
+		if pr.I < 0 || pr.J >= len(counts) || pr.I >= pr.J {
+			return nil, fmt.Errorf("pairwise: bad pair (%d, %d)", pr.I, pr.J)
+		}
+		for _, m := range pr.Matches {
+			if int(m.A) >= counts[pr.I] || int(m.B) >= counts[pr.J] || m.A < 0 || m.B < 0 {
+				return nil, fmt.Errorf("pairwise: match (%d, %d) out of range for images %d and %d", m.A, m.B, pr.I, pr.J)
+			}
+			w := 0.0
+			if weighted {
+				w = 1 - float64(m.Ratio)
+			}
+			p.Associations = append(p.Associations, clear.Association{A: off[pr.I] + int(m.A), B: off[pr.J] + int(m.B), W: w})
+		}
+	}
+	return p, nil
+}
+
+// BruteForce is the exact pure-Go matcher: squared Euclidean distances in
+// float32 with float64 comparison, the lower index on ties.
+type BruteForce struct{}
+
+func (BruteForce) Nearest2(query, train []float32, dim int) ([]Neighbors, error) {
+	nq, nt := len(query)/dim, len(train)/dim
+	out := make([]Neighbors, nq)
+	for q := 0; q < nq; q++ {
+		qv := query[q*dim : (q+1)*dim]
+		n := Neighbors{Best: -1, Second: -1, D1: float32(math.Inf(1)), D2: float32(math.Inf(1))}
+		for t := 0; t < nt; t++ {
+			d := sqDist(qv, train[t*dim:(t+1)*dim])
+			switch {
+			case d < n.D1:
+				n.Second, n.D2 = n.Best, n.D1
+				n.Best, n.D1 = int32(t), d
+			case d < n.D2:
+				n.Second, n.D2 = int32(t), d
+			}
+		}
+		out[q] = n
+	}
+	return out, nil
+}
+
+func sqDist(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+	}
+	for ; i < len(a); i++ {
+		d := a[i] - b[i]
+		s0 += d * d
+	}
+	return (s0 + s1) + (s2 + s3)
+}
