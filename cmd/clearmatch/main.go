@@ -25,6 +25,7 @@ type command struct {
 var commands = []command{
 	{"solve", "solve [flags]", "run CLEAR on pairwise associations (text or Matrix Market)", runSolve},
 	{"demo", "demo [-out DIR]", "run the embedded default: a synthetic problem of the paper's kind", runDemo},
+	{"eval", "eval hotel|graffiti", "reproduce the paper's CMU Hotel or Graffiti experiment", runEval},
 }
 
 // usageError marks errors in how the command was called (exit code 2).

@@ -1,0 +1,119 @@
+package eval
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
+
+// scene is a small synthetic image: a gradient with a few blocks.
+func scene(w, h, shift int) image.Image {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := (x + shift) * 255 / (w + 10)
+			if (x/8+y/8)%3 == 0 {
+				v = 255 - v
+			}
+			img.SetGray(x, y, color.Gray{uint8(v)})
+		}
+	}
+	return img
+}
+
+// checkGolden compares img with testdata/name by decoded pixels; -update
+// rewrites it. On a mismatch the actual image is written beside it
+// (ignored by testdata/.gitignore).
+func checkGolden(t *testing.T, name string, img image.Image) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	defer f.Close()
+	want, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Bounds() != img.Bounds() {
+		t.Fatalf("%s: size %v, want %v", name, img.Bounds(), want.Bounds())
+	}
+	diff := 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			r1, g1, b1, a1 := img.At(x, y).RGBA()
+			r2, g2, b2, a2 := want.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				diff++
+			}
+		}
+	}
+	if diff > 0 {
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		os.WriteFile(filepath.Join("testdata", "got_"+name), b.Bytes(), 0o644)
+		t.Errorf("%s: %d pixels differ (actual written to testdata/got_%s)", name, diff, name)
+	}
+}
+
+func TestPairOverlayGolden(t *testing.T) {
+	lines := []Line{
+		{A: Point{10, 10}, B: Point{14, 12}, Good: true},
+		{A: Point{40, 30}, B: Point{44, 31}, Good: true},
+		{A: Point{20, 40}, B: Point{50, 5}, Good: false},
+	}
+	checkGolden(t, "pair_golden.png", PairOverlay(scene(64, 48, 0), scene(64, 48, 4), lines))
+}
+
+func TestItemOverlayGolden(t *testing.T) {
+	pts := []Point{{8, 8}, {30, 20}, {50, 40}, {12, 36}}
+	checkGolden(t, "items_golden.png", ItemOverlay(scene(64, 48, 0), pts, []int{0, 1, 2, -1}))
+}
+
+func TestDecodePNM(t *testing.T) {
+	p6 := append([]byte("P6\n# comment\n2 1\n255\n"), 255, 0, 0, 0, 0, 255)
+	img, err := DecodePNM(p6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := color.NRGBAModel.Convert(img.At(1, 0)).(color.NRGBA); c != (color.NRGBA{0, 0, 255, 255}) {
+		t.Errorf("pixel (1,0) = %v", c)
+	}
+	p5 := append([]byte("P5 1 2 65535\n"), 0xff, 0xff, 0, 0)
+	if img, err := DecodePNM(p5); err != nil || img.Bounds().Dy() != 2 {
+		t.Errorf("16-bit P5: %v", err)
+	}
+	for _, bad := range []string{"", "P3\n1 1\n255\n0 0 0", "P6\n2 2\n255\n\x00", "P5\n-1 1\n255\n", "P5\n1 1\n70000\n\x00"} {
+		if _, err := DecodePNM([]byte(bad)); err == nil {
+			t.Errorf("DecodePNM(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzDecodePNM(f *testing.F) {
+	f.Add([]byte("P6\n2 1\n255\n\xff\x00\x00\x00\x00\xff"))
+	f.Add([]byte("P5 1 1 255\n\x80"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		img, err := DecodePNM(data)
+		if err == nil && img.Bounds().Empty() {
+			t.Fatal(fmt.Sprint("empty image accepted"))
+		}
+	})
+}
