@@ -17,10 +17,12 @@ var (
 )
 
 // Line is a match to draw between point A of the left image and point B of
-// the right image; Good colours it green, otherwise red.
+// the right image; Good colours it green, otherwise red, unless Color is
+// set (not zero).
 type Line struct {
-	A, B Point
-	Good bool
+	A, B  Point
+	Good  bool
+	Color color.NRGBA
 }
 
 // PairOverlay puts two images side by side (dimmed, so the lines stand
@@ -40,6 +42,9 @@ func PairOverlay(left, right image.Image, lines []Line) *image.NRGBA {
 			c := red
 			if good {
 				c = green
+			}
+			if l.Color != (color.NRGBA{}) {
+				c = l.Color
 			}
 			drawLine(dst, l.A.X, l.A.Y, l.B.X+float64(lw), l.B.Y, c)
 			drawDisc(dst, l.A.X, l.A.Y, 2, c)

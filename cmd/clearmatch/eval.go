@@ -149,7 +149,15 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 
 	t4 := time.Now()
-	if err := writeEvalOverlays(ctx, filepath.Join(*out, "overlays"), dataset, d, counts, pairs, res.Item, stderr); err != nil {
+	var chosen [][2]int
+	if dataset == "hotel" {
+		chosen = [][2]int{{0, 50}, {50, 100}, {0, 100}} // three frames, as in the paper's figure
+	} else {
+		for i := 0; i+1 < len(counts); i++ {
+			chosen = append(chosen, [2]int{i, i + 1})
+		}
+	}
+	if err := writeOverlays(ctx, filepath.Join(*out, "overlays"), d, counts, pairs, res.Item, chosen, stderr); err != nil {
 		return err
 	}
 	timing["overlays"] = time.Since(t4).Seconds()
@@ -265,10 +273,11 @@ func subset(s *features.Set, keep []int) *features.Set {
 	return out
 }
 
-// writeEvalOverlays draws, for chosen pairs, the input and CLEAR's matches
-// (green where the truth agrees), and every image's observations coloured by
-// CLEAR's item.
-func writeEvalOverlays(ctx context.Context, dir, dataset string, d *evalData, counts []int, pairs []pairwise.Pair, item []int, stderr io.Writer) error {
+// writeOverlays draws, for the chosen pairs, the input matches (when pairs
+// is not nil) and CLEAR's (green where the truth agrees, red where not; in
+// the track's colour when there is no truth), and every image's
+// observations coloured by item.
+func writeOverlays(ctx context.Context, dir string, d *evalData, counts []int, pairs []pairwise.Pair, item []int, chosen [][2]int, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -282,14 +291,6 @@ func writeEvalOverlays(ctx context.Context, dir, dataset string, d *evalData, co
 			p = append(p, eval.Point{X: float64(k.X), Y: float64(k.Y)})
 		}
 		return p
-	}
-	var chosen [][2]int
-	if dataset == "hotel" {
-		chosen = [][2]int{{0, 50}, {50, 100}, {0, 100}} // three frames, as in the paper's figure
-	} else {
-		for i := 0; i+1 < len(counts); i++ {
-			chosen = append(chosen, [2]int{i, i + 1})
-		}
 	}
 	imgs := map[int]image.Image{}
 	load := func(i int) (err error) {
@@ -317,19 +318,35 @@ func writeEvalOverlays(ctx context.Context, dir, dataset string, d *evalData, co
 			return err
 		}
 		pi, pj := pts(i), pts(j)
-		var in, cl []eval.Line
-		for _, m := range byPair[c] {
-			a, b := off[i]+int(m.A), off[j]+int(m.B)
-			in = append(in, eval.Line{A: pi[m.A], B: pj[m.B], Good: d.truth[a] >= 0 && d.truth[a] == d.truth[b]})
+		line := func(a, b int) eval.Line {
+			l := eval.Line{A: pi[a-off[i]], B: pj[b-off[j]]}
+			if d.truth != nil {
+				l.Good = d.truth[a] >= 0 && d.truth[a] == d.truth[b]
+			} else {
+				l.Color = eval.ItemColor(item[a])
+			}
+			return l
 		}
-		for a := off[i]; a < off[i+1]; a++ {
-			for b := off[j]; b < off[j+1]; b++ {
-				if item[a] == item[b] {
-					cl = append(cl, eval.Line{A: pi[a-off[i]], B: pj[b-off[j]], Good: d.truth[a] >= 0 && d.truth[a] == d.truth[b]})
-				}
+		drawn := map[string][]eval.Line{}
+		if pairs != nil {
+			drawn["input"] = []eval.Line{}
+			for _, m := range byPair[c] {
+				drawn["input"] = append(drawn["input"], line(off[i]+int(m.A), off[j]+int(m.B)))
 			}
 		}
-		for name, lines := range map[string][]eval.Line{"input": in, "clear": cl} {
+		where := map[int]int{} // item → observation in image j
+		for b := off[j]; b < off[j+1]; b++ {
+			if item[b] >= 0 {
+				where[item[b]] = b
+			}
+		}
+		drawn["clear"] = []eval.Line{}
+		for a := off[i]; a < off[i+1]; a++ {
+			if b, ok := where[item[a]]; ok && item[a] >= 0 {
+				drawn["clear"] = append(drawn["clear"], line(a, b))
+			}
+		}
+		for name, lines := range drawn {
 			img := eval.PairOverlay(imgs[i], imgs[j], lines)
 			if err := writePNG(filepath.Join(dir, fmt.Sprintf("pair_%d_%d_%s.png", i, j, name)), img); err != nil {
 				return err

@@ -26,6 +26,7 @@ var commands = []command{
 	{"solve", "solve [flags]", "run CLEAR on pairwise associations (text or Matrix Market)", runSolve},
 	{"demo", "demo [-out DIR]", "run the embedded default: a synthetic problem of the paper's kind", runDemo},
 	{"eval", "eval hotel|graffiti", "reproduce the paper's CMU Hotel or Graffiti experiment", runEval},
+	{"match", "match DIR|IMAGE... -out OUTDIR", "the main job: image folder in, cycle-consistent tracks out", runMatch},
 }
 
 // usageError marks errors in how the command was called (exit code 2).

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestMatchBinaryGraffiti builds the clearmatch binary and runs `match` on
+// the Graffiti folder, then checks the files it wrote: every track has at
+// most one observation per image, and matches.csv holds exactly the pairs
+// that tracks.json implies. A second run reuses the feature cache.
+func TestMatchBinaryGraffiti(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := filepath.Join(dataDirForTest(t), "graffiti")
+	bin := filepath.Join(t.TempDir(), "clearmatch")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	cache := filepath.Join(t.TempDir(), "cache")
+	run := func(args ...string) string {
+		cmd := exec.Command(bin, append([]string{"match", dir, "-out", out, "-cache", cache, "-export", "colmap"}, args...)...)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("clearmatch match: %v\n%s", err, b)
+		}
+		return string(b)
+	}
+	first := run()
+	var tr struct {
+		Images []string
+		Tracks []struct {
+			ID           int
+			Observations []struct {
+				Image    string
+				Keypoint int
+				X, Y     float64
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "tracks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Images) != 6 || len(tr.Tracks) == 0 {
+		t.Fatalf("%d images, %d tracks", len(tr.Images), len(tr.Tracks))
+	}
+	order := map[string]int{}
+	for i, n := range tr.Images {
+		order[n] = i
+	}
+	var implied []string
+	for k, tk := range tr.Tracks {
+		if tk.ID != k || len(tk.Observations) < 2 {
+			t.Fatalf("track %d: id %d, %d observations", k, tk.ID, len(tk.Observations))
+		}
+		seen := map[string]bool{}
+		for _, o := range tk.Observations {
+			if seen[o.Image] {
+				t.Fatalf("track %d has two observations in %s", k, o.Image)
+			}
+			seen[o.Image] = true
+		}
+		for x := 0; x < len(tk.Observations); x++ {
+			for y := x + 1; y < len(tk.Observations); y++ {
+				a, c := tk.Observations[x], tk.Observations[y]
+				if order[a.Image] > order[c.Image] {
+					a, c = c, a
+				}
+				implied = append(implied, fmt.Sprintf("%s,%d,%s,%d", a.Image, a.Keypoint, c.Image, c.Keypoint))
+			}
+		}
+	}
+	f, err := os.Open(filepath.Join(out, "matches.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs[1:] {
+		got = append(got, strings.Join(r, ","))
+	}
+	sort.Strings(implied)
+	sort.Strings(got)
+	if strings.Join(implied, "\n") != strings.Join(got, "\n") {
+		t.Fatalf("matches.csv (%d rows) differs from the pairs tracks.json implies (%d)", len(got), len(implied))
+	}
+	for _, p := range []string{"report.json", "overlays/items_img1.png", "overlays/pair_0_1_clear.png", "colmap/matches.txt", "colmap/features/img6.ppm.txt"} {
+		if _, err := os.Stat(filepath.Join(out, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	// Without -force, a non-empty output directory is refused (exit 2).
+	cmd := exec.Command(bin, "match", dir, "-out", out, "-cache", cache)
+	if err := cmd.Run(); err == nil {
+		t.Error("second run without -force succeeded")
+	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Errorf("second run without -force: %v, want exit 2", err)
+	}
+	second := run("-force")
+	if !strings.Contains(second, "(6 cached)") {
+		t.Errorf("second run did not use the cache:\n%s", second)
+	}
+	if strings.Contains(first, "(6 cached)") {
+		t.Errorf("first run claims cached features:\n%s", first)
+	}
+}
+
+func TestMatchBadFolder(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.png"), []byte("not a png"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.jpg"), nil, 0o644)
+	out := filepath.Join(t.TempDir(), "o")
+	code, _, stderr := runCmd(t, "", "match", dir, "-out", out, "-cache", "")
+	if code != 1 || !strings.Contains(stderr, "warning: skipping a.png") || !strings.Contains(stderr, "fewer than two usable images") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 0 {
+		t.Errorf("failed run left %v in the output directory", entries)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"match", dir}, "-out is required"},
+		{[]string{"match", dir, "-out", out, "-ratio", "1.2"}, "-ratio 1.2"},
+		{[]string{"match", dir, "-out", out, "-max-features", "-3"}, "negative"},
+		{[]string{"match", "-out", out}, "no images"},
+		{[]string{"match", dir, "-out", out, "-export", "bundler"}, "-export"},
+	} {
+		if code, _, stderr := runCmd(t, "", tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
