@@ -3,122 +3,70 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
+	"os"
 	"path/filepath"
-	"strconv"
+	"time"
 
-	"github.com/clearmatch/clearmatch/clear"
-	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/datasets"
 )
 
-const demoUsage = `demo [-out DIR] [-force]
+const demoUsage = `demo [-out DIR] [-force] [-seed N]
 
-The embedded default, needing no data: a synthetic problem of the paper's
-simulations (100 items, 10 views, observation ratio 0.5, 20% of the matches
-reassigned at random), solved with CLEAR and scored against its ground truth.
-Prints precision, recall and F1 of the input matches, their transitive closure,
-and CLEAR's output, and writes problem.txt, items.txt and report.json to DIR.`
-
-type demoReport struct {
-	Problem       string             `json:"problem"`
-	Observations  int                `json:"observations"`
-	Views         int                `json:"views"`
-	Associations  int                `json:"associations"`
-	Components    int                `json:"input_components"`
-	Largest       int                `json:"input_largest_component"`
-	UniverseSize  int                `json:"universe_size"`
-	TrueUniverse  int                `json:"true_universe_size"`
-	Rows          map[string]row     `json:"rows"`
-	TimingSeconds map[string]float64 `json:"timing_s"`
-}
-
-type row struct {
-	eval.Scores
-	CycleConsistent bool `json:"cycle_consistent"`
-}
+The embedded default, needing no data: renders a planar textured scene seen
+from six views (known random homographies, brightness changes and noise), then
+runs the whole pipeline on the images (SIFT, all-pairs ratio matching, CLEAR),
+evaluates it against the homographies exactly like Graffiti, prints the table
+(input, transitive closure, pruned closure, CLEAR) and writes images/,
+report.json, problem.txt and overlays/ into DIR.`
 
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", demoUsage, stderr)
 	out := fs.String("out", "demo-out", "output directory")
 	force := fs.Bool("force", false, "write into a non-empty output directory")
-	seed := fs.Uint64("seed", 1, "seed of the synthetic problem")
+	seed := fs.Uint64("seed", 1, "seed of the scene")
+	views := fs.Int("views", 6, "number of views")
+	workers := fs.Int("workers", 0, "parallel workers (0: GOMAXPROCS)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *views < 2 || *views > 50 {
+		return usagef("-views %d: want 2 to 50", *views)
 	}
 	if err := prepareOutDir(*out, *force); err != nil {
 		return err
 	}
-	cfg := clear.SynthConfig{Items: 100, Views: 10, ObsRatio: 0.5, Mismatch: 0.2, Seed: *seed}
-	fmt.Fprintf(stderr, "demo: synthesizing %d items, %d views, observation ratio %g, %g%% mismatches\n",
-		cfg.Items, cfg.Views, cfg.ObsRatio, 100*cfg.Mismatch)
-	s := clear.Synthesize(cfg)
-	p := s.Problem
-	fmt.Fprintf(stderr, "demo: solving %d observations, %d associations\n", p.NumObservations(), len(p.Associations))
-	res, err := clear.Solve(p, nil)
+	timing := map[string]float64{}
+	t0 := time.Now()
+	fmt.Fprintf(stderr, "demo: rendering %d views of a synthetic planar scene\n", *views)
+	scene, err := datasets.NewScene(datasets.SceneConfig{Views: *views, Seed: *seed})
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
+	imgDir := filepath.Join(*out, "images")
+	if err := os.MkdirAll(imgDir, 0o755); err != nil {
 		return err
 	}
-	l := p.NumObservations()
-	input := make([]clear.Pair, len(p.Associations))
-	for k, a := range p.Associations {
-		input[k] = clear.Pair{A: min(a.A, a.B), B: max(a.A, a.B)}
-	}
-	truthItems := map[int]bool{}
-	for _, t := range s.Truth {
-		truthItems[t] = true
-	}
-	rep := demoReport{
-		Problem:      fmt.Sprintf("synthetic: %+v", cfg),
-		Observations: l, Views: len(p.ViewSizes), Associations: len(p.Associations),
-		Components: res.Components, Largest: res.LargestComponent,
-		UniverseSize: res.UniverseSize, TrueUniverse: len(truthItems),
-		Rows: map[string]row{
-			"input":   {eval.ScorePairs(s.Truth, input), false},
-			"closure": {eval.ScoreGroups(s.Truth, eval.Closure(l, input)), true},
-			"clear":   {eval.ScoreGroups(s.Truth, res.Item), true},
-		},
-		TimingSeconds: map[string]float64{
-			"graph": res.Timing.Graph.Seconds(), "eigen": res.Timing.Eigen.Seconds(),
-			"pivots": res.Timing.Pivots.Seconds(), "assign": res.Timing.Assign.Seconds(),
-		},
-	}
-	inputRow := rep.Rows["input"]
-	inputRow.CycleConsistent = eval.IsCycleConsistent(l, input)
-	rep.Rows["input"] = inputRow
-
-	fmt.Fprintf(stdout, "CLEAR demo: %d observations in %d views, %d input matches, %d components (largest %d)\n",
-		l, len(p.ViewSizes), len(input), res.Components, res.LargestComponent)
-	fmt.Fprintf(stdout, "universe size: estimated %d, true %d; CLEAR took %v\n\n", res.UniverseSize, len(truthItems), res.Timing.Total().Round(10_000))
-	fmt.Fprintf(stdout, "%-8s %9s %9s %9s %9s %9s %11s\n", "", "precision", "recall", "F1", "returned", "correct", "consistent")
-	for _, name := range []string{"input", "closure", "clear"} {
-		r := rep.Rows[name]
-		fmt.Fprintf(stdout, "%-8s %9.3f %9.3f %9.3f %9d %9d %11v\n", name, r.Precision, r.Recall, r.F1, r.Returned, r.Correct, r.CycleConsistent)
-	}
-
-	var pb bytes.Buffer
-	fmt.Fprintf(&pb, "# %s\n", rep.Problem)
-	if err := clear.WriteText(&pb, p); err != nil {
-		return err
-	}
-	var ib bytes.Buffer
-	for _, it := range res.Item {
-		ib.WriteString(strconv.Itoa(it))
-		ib.WriteByte('\n')
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	for name, data := range map[string][]byte{"problem.txt": pb.Bytes(), "items.txt": ib.Bytes(), "report.json": append(js, '\n')} {
-		if err := writeFileAtomic(filepath.Join(*out, name), data); err != nil {
+	var paths []string
+	for k, v := range scene.Views {
+		var b bytes.Buffer
+		if err := png.Encode(&b, v); err != nil {
 			return err
 		}
+		p := filepath.Join(imgDir, fmt.Sprintf("view%d.png", k+1))
+		if err := writeFileAtomic(p, b.Bytes()); err != nil {
+			return err
+		}
+		paths = append(paths, p)
 	}
-	fmt.Fprintf(stderr, "demo: wrote problem.txt, items.txt, report.json to %s\n", *out)
-	return nil
+	timing["render"] = time.Since(t0).Seconds()
+	t1 := time.Now()
+	d, err := homographyEval(ctx, paths, scene.H, *workers, stderr)
+	if err != nil {
+		return err
+	}
+	timing["features"] = time.Since(t1).Seconds()
+	return runEvaluation(ctx, "demo", d, *out, 2, *workers, nil, timing, stdout, stderr)
 }

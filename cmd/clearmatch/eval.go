@@ -90,16 +90,27 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	t0 := time.Now()
 	var d *evalData
 	var err error
+	var chosen [][2]int
 	if dataset == "hotel" {
 		d, err = loadHotelEval(ctx, filepath.Join(*data, "cmu-hotel"), stderr)
+		chosen = [][2]int{{0, 50}, {50, 100}, {0, 100}} // three frames, as in the paper's figure
 	} else {
-		d, err = loadGraffitiEval(ctx, filepath.Join(*data, "graffiti"), *workers, stderr)
+		var g *datasets.Graffiti
+		if g, err = datasets.LoadGraffiti(filepath.Join(*data, "graffiti")); err == nil {
+			d, err = homographyEval(ctx, g.Images, g.H, *workers, stderr)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	timing["features"] = time.Since(t0).Seconds()
+	return runEvaluation(ctx, dataset, d, *out, *minTrack, *workers, chosen, timing, stdout, stderr)
+}
 
+// runEvaluation matches the observations of d, runs CLEAR, scores every
+// row against d's truth and writes report.json, problem.txt and overlays/
+// into out (the chosen pairs; nil means each image with the next).
+func runEvaluation(ctx context.Context, dataset string, d *evalData, out string, minTrack, workers int, chosen [][2]int, timing map[string]float64, stdout, stderr io.Writer) error {
 	t1 := time.Now()
 	desc := make([][]float32, len(d.sets))
 	counts := make([]int, len(d.sets))
@@ -107,7 +118,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		desc[i], counts[i] = s.Desc, s.Len()
 	}
 	pr := newProgress(stderr, "match", "pairs")
-	pairs, err := pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, pairwise.Options{Workers: *workers, Progress: pr.update})
+	pairs, err := pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, pairwise.Options{Workers: workers, Progress: pr.update})
 	if err != nil {
 		return err
 	}
@@ -136,7 +147,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	for k, a := range prob.Associations {
 		input[k] = clear.Pair{A: a.A, B: a.B}
 	}
-	rows := eval.Evaluate(d.truth, view, input, res.Item, *minTrack)
+	rows := eval.Evaluate(d.truth, view, input, res.Item, minTrack)
 	timing["evaluate"] = time.Since(t3).Seconds()
 
 	rep := evalReport{
@@ -147,17 +158,13 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	for i, s := range d.sets {
 		rep.Images = append(rep.Images, imageInfo{Name: filepath.Base(d.images[i]), Features: d.found[i], Observations: s.Len()})
 	}
-
-	t4 := time.Now()
-	var chosen [][2]int
-	if dataset == "hotel" {
-		chosen = [][2]int{{0, 50}, {50, 100}, {0, 100}} // three frames, as in the paper's figure
-	} else {
+	if chosen == nil {
 		for i := 0; i+1 < len(counts); i++ {
 			chosen = append(chosen, [2]int{i, i + 1})
 		}
 	}
-	if err := writeOverlays(ctx, filepath.Join(*out, "overlays"), d, counts, pairs, res.Item, chosen, stderr); err != nil {
+	t4 := time.Now()
+	if err := writeOverlays(ctx, filepath.Join(out, "overlays"), d, counts, pairs, res.Item, chosen, stderr); err != nil {
 		return err
 	}
 	timing["overlays"] = time.Since(t4).Seconds()
@@ -171,10 +178,10 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(*out, "problem.txt"), pb.Bytes()); err != nil {
+	if err := writeFileAtomic(filepath.Join(out, "problem.txt"), pb.Bytes()); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(*out, "report.json"), append(js, '\n')); err != nil {
+	if err := writeFileAtomic(filepath.Join(out, "report.json"), append(js, '\n')); err != nil {
 		return err
 	}
 	printEvalTable(stdout, &rep, len(input))
@@ -229,18 +236,16 @@ func loadHotelEval(ctx context.Context, dir string, stderr io.Writer) (*evalData
 	return d, nil
 }
 
-func loadGraffitiEval(ctx context.Context, dir string, workers int, stderr io.Writer) (*evalData, error) {
-	g, err := datasets.LoadGraffiti(dir)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(g.Images))
-	for i, p := range g.Images {
+// homographyEval extracts SIFT (OpenCV defaults) from the images of a
+// planar scene and keeps the features of its homography ground truth.
+func homographyEval(ctx context.Context, images []string, h func(i, j int) datasets.Homography, workers int, stderr io.Writer) (*evalData, error) {
+	names := make([]string, len(images))
+	for i, p := range images {
 		names[i] = filepath.Base(p)
 	}
 	pr := newProgress(stderr, "extract", "images")
 	ex := &features.Extractor{Workers: workers, Progress: func(done, total int, _ string) { pr.update(done, total) }}
-	sets, errs, _ := ex.ExtractFiles(ctx, g.Images, names)
+	sets, errs, _ := ex.ExtractFiles(ctx, images, names)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -253,9 +258,9 @@ func loadGraffitiEval(ctx context.Context, dir string, workers int, stderr io.Wr
 		}
 	}
 	gt := eval.HomographyGroundTruth(pts, func(i, j int, x, y float64) (float64, float64, bool) {
-		return g.H(i, j).Apply(x, y)
+		return h(i, j).Apply(x, y)
 	}, 2)
-	d := &evalData{images: g.Images, truth: gt.Truth}
+	d := &evalData{images: images, truth: gt.Truth}
 	for i, s := range sets {
 		d.found = append(d.found, s.Len())
 		d.sets = append(d.sets, subset(s, gt.Keep[i]))

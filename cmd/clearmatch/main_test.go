@@ -138,29 +138,33 @@ func TestSolveMatrixMarket(t *testing.T) {
 	}
 }
 
-func TestDemo(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "demo")
-	code, stdout, stderr := runCmd(t, "", "demo", "-out", out)
+// clearRows parses the printed table: precision of the input and CLEAR,
+// and whether CLEAR's output is consistent.
+func clearRows(t *testing.T, stdout string) (inP, clP float64, consistent bool) {
+	t.Helper()
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 7 || (f[0] != "input" && f[0] != "clear") {
+			continue
+		}
+		v, _ := strconv.ParseFloat(f[1], 64)
+		if f[0] == "input" {
+			inP = v
+		} else {
+			clP, consistent = v, f[6] == "true"
+		}
+	}
+	return inP, clP, consistent
+}
+
+func TestSynth(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "synth")
+	code, stdout, stderr := runCmd(t, "", "synth", "-out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var inP, clP float64
-	for _, line := range strings.Split(stdout, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 7 && (f[0] == "input" || f[0] == "clear") {
-			v, _ := strconv.ParseFloat(f[1], 64)
-			if f[0] == "input" {
-				inP = v
-			} else {
-				clP = v
-				if f[6] != "true" {
-					t.Errorf("CLEAR output not cycle consistent: %q", line)
-				}
-			}
-		}
-	}
-	if !(clP > inP) {
-		t.Errorf("CLEAR precision %v not above the input's %v:\n%s", clP, inP, stdout)
+	if inP, clP, ok := clearRows(t, stdout); !(clP > inP) || !ok {
+		t.Errorf("CLEAR precision %v (consistent %v) not above the input's %v:\n%s", clP, ok, inP, stdout)
 	}
 	for _, name := range []string{"problem.txt", "items.txt", "report.json"} {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
@@ -168,8 +172,27 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	// A second run refuses the non-empty directory without -force.
-	if code, _, stderr := runCmd(t, "", "demo", "-out", out); code != 2 || !strings.Contains(stderr, "not empty") {
+	if code, _, stderr := runCmd(t, "", "synth", "-out", out); code != 2 || !strings.Contains(stderr, "not empty") {
 		t.Errorf("second run: exit %d, %q", code, stderr)
+	}
+	if code, _, _ := runCmd(t, "", "synth", "-out", out, "-views", "1"); code != 2 {
+		t.Errorf("-views 1 accepted")
+	}
+}
+
+func TestDemo(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCmd(t, "", "demo", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if inP, clP, ok := clearRows(t, stdout); !(clP > inP) || !ok {
+		t.Errorf("CLEAR precision %v (consistent %v) not above the input's %v:\n%s", clP, ok, inP, stdout)
+	}
+	for _, name := range []string{"images/view1.png", "images/view6.png", "report.json", "problem.txt", "overlays/pair_0_1_clear.png", "overlays/items_view3.png"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
