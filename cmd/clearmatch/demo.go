@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clearmatch/clearmatch/datasets"
+	"github.com/clearmatch/clearmatch/features"
 )
 
 const demoUsage = `demo [-out DIR] [-force] [-seed N]
@@ -63,7 +64,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	timing["render"] = time.Since(t0).Seconds()
 	t1 := time.Now()
-	d, err := homographyEval(ctx, paths, scene.H, *workers, stderr)
+	d, err := homographyEval(ctx, paths, scene.H, features.Options{}, *workers, stderr)
 	if err != nil {
 		return err
 	}

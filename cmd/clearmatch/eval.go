@@ -70,6 +70,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	force := fs.Bool("force", false, "write into a non-empty output directory")
 	minTrack := fs.Int("min-track", 2, "clear_min_track drops items with fewer observations")
 	workers := fs.Int("workers", 0, "parallel workers (0: GOMAXPROCS)")
+	rootSIFT := fs.Bool("rootsift", false, "use RootSIFT descriptors")
 	var dataset string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		dataset, args = args[0], args[1:]
@@ -92,12 +93,12 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var err error
 	var chosen [][2]int
 	if dataset == "hotel" {
-		d, err = loadHotelEval(ctx, filepath.Join(*data, "cmu-hotel"), stderr)
+		d, err = loadHotelEval(ctx, filepath.Join(*data, "cmu-hotel"), *rootSIFT, stderr)
 		chosen = [][2]int{{0, 50}, {50, 100}, {0, 100}} // three frames, as in the paper's figure
 	} else {
 		var g *datasets.Graffiti
 		if g, err = datasets.LoadGraffiti(filepath.Join(*data, "graffiti")); err == nil {
-			d, err = homographyEval(ctx, g.Images, g.H, *workers, stderr)
+			d, err = homographyEval(ctx, g.Images, g.H, features.Options{RootSIFT: *rootSIFT}, *workers, stderr)
 		}
 	}
 	if err != nil {
@@ -202,7 +203,7 @@ func printEvalTable(w io.Writer, rep *evalReport, matches int) {
 		rep.TimingSeconds["features"], rep.TimingSeconds["match"], rep.TimingSeconds["clear"], rep.TimingSeconds["evaluate"], rep.TimingSeconds["overlays"])
 }
 
-func loadHotelEval(ctx context.Context, dir string, stderr io.Writer) (*evalData, error) {
+func loadHotelEval(ctx context.Context, dir string, rootSIFT bool, stderr io.Writer) (*evalData, error) {
 	frames, err := datasets.LoadHotel(dir)
 	if err != nil {
 		return nil, err
@@ -221,7 +222,7 @@ func loadHotelEval(ctx context.Context, dir string, stderr io.Writer) (*evalData
 		for i, p := range f.Landmarks {
 			pts[i] = features.Point{X: p.X, Y: p.Y}
 		}
-		s, err := features.ExtractAt(filepath.Base(f.Image), data, pts, 10, false)
+		s, err := features.ExtractAt(filepath.Base(f.Image), data, pts, 10, rootSIFT)
 		if err != nil {
 			return nil, err
 		}
@@ -238,13 +239,13 @@ func loadHotelEval(ctx context.Context, dir string, stderr io.Writer) (*evalData
 
 // homographyEval extracts SIFT (OpenCV defaults) from the images of a
 // planar scene and keeps the features of its homography ground truth.
-func homographyEval(ctx context.Context, images []string, h func(i, j int) datasets.Homography, workers int, stderr io.Writer) (*evalData, error) {
+func homographyEval(ctx context.Context, images []string, h func(i, j int) datasets.Homography, fopts features.Options, workers int, stderr io.Writer) (*evalData, error) {
 	names := make([]string, len(images))
 	for i, p := range images {
 		names[i] = filepath.Base(p)
 	}
 	pr := newProgress(stderr, "extract", "images")
-	ex := &features.Extractor{Workers: workers, Progress: func(done, total int, _ string) { pr.update(done, total) }}
+	ex := &features.Extractor{Options: fopts, Workers: workers, Progress: func(done, total int, _ string) { pr.update(done, total) }}
 	sets, errs, _ := ex.ExtractFiles(ctx, images, names)
 	for _, err := range errs {
 		if err != nil {

@@ -201,6 +201,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	timing["solve"] = time.Since(t2).Seconds()
+	fmt.Fprintf(stderr, "solve    %d observations, %d components (largest %d), universe %d, %v\n",
+		len(res.Item), res.Components, res.LargestComponent, res.UniverseSize, res.Timing.Total().Round(10_000))
+	fmt.Fprintf(stderr, "write    tracks.json, matches.csv, report.json, overlays/\n")
 
 	t3 := time.Now()
 	track := eval.MinTrack(res.Item, o.minTrack)
