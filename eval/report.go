@@ -48,9 +48,8 @@ func Evaluate(truth, view []int, input []clear.Pair, item []int, minTrack int) R
 	return r
 }
 
-// PruneConflicts drops (label −1) every group that holds two observations
-// of one view.
-func PruneConflicts(view, label []int) []int {
+// conflicts returns the groups that hold two observations of one view.
+func conflicts(view, label []int) map[int]bool {
 	bad := map[int]bool{}
 	seen := map[[2]int]bool{}
 	for i, g := range label {
@@ -63,6 +62,13 @@ func PruneConflicts(view, label []int) []int {
 		}
 		seen[k] = true
 	}
+	return bad
+}
+
+// PruneConflicts drops (label −1) every group that holds two observations
+// of one view.
+func PruneConflicts(view, label []int) []int {
+	bad := conflicts(view, label)
 	out := make([]int, len(label))
 	for i, g := range label {
 		out[i] = g
@@ -100,17 +106,4 @@ func pairsDistinct(view []int, pairs []clear.Pair) bool {
 	return true
 }
 
-func groupsDistinct(view, label []int) bool {
-	seen := map[[2]int]bool{}
-	for i, g := range label {
-		if g < 0 {
-			continue
-		}
-		k := [2]int{g, view[i]}
-		if seen[k] {
-			return false
-		}
-		seen[k] = true
-	}
-	return true
-}
+func groupsDistinct(view, label []int) bool { return len(conflicts(view, label)) == 0 }

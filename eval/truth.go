@@ -3,10 +3,12 @@ package eval
 import (
 	"math"
 	"sort"
+
+	"github.com/clearmatch/clearmatch/datasets"
 )
 
 // Point is a feature position in 0-based pixel coordinates.
-type Point struct{ X, Y float64 }
+type Point = datasets.Point
 
 // Mapper maps a point of image i to image j; ok is false when it has no
 // image there.

@@ -107,9 +107,6 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 	return set, nil
 }
 
-// Point is a position in 0-based pixel coordinates.
-type Point struct{ X, Y float64 }
-
 // ExtractAt computes one SIFT descriptor at each given point, in order: the
 // CMU Hotel protocol. The scale is fixed (sigma; the paper's VLFeat σ = 10
 // is an OpenCV keypoint of size 2σ = 20) and the orientation is computed

@@ -97,11 +97,7 @@ func TestExtractAtHotel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pts := make([]Point, len(f.Landmarks))
-		for i, p := range f.Landmarks {
-			pts[i] = Point{p.X, p.Y}
-		}
-		s, err := ExtractAt(filepath.Base(f.Image), data, pts, 10, false)
+		s, err := ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,12 +106,12 @@ func TestExtractAtHotel(t *testing.T) {
 		}
 		checkSet(t, s)
 		for i, k := range s.Keypoints {
-			if float64(k.X) != pts[i].X || float64(k.Y) != pts[i].Y || k.Size != 20 || k.Angle < 0 || k.Angle >= 360 {
-				t.Fatalf("keypoint %d %+v does not sit at landmark %v with size 20", i, k, pts[i])
+			if float64(k.X) != f.Landmarks[i].X || float64(k.Y) != f.Landmarks[i].Y || k.Size != 20 || k.Angle < 0 || k.Angle >= 360 {
+				t.Fatalf("keypoint %d %+v does not sit at landmark %v with size 20", i, k, f.Landmarks[i])
 			}
 		}
 	}
-	if _, err := ExtractAt("x.png", readData(t, "cmu-hotel/hotel.seq0.png"), []Point{{-1, 5}}, 10, false); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, err := ExtractAt("x.png", readData(t, "cmu-hotel/hotel.seq0.png"), []Point{{X: -1, Y: 5}}, 10, false); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("point outside the image: %v", err)
 	}
 }

@@ -10,7 +10,12 @@ package features
 import (
 	"errors"
 	"math"
+
+	"github.com/clearmatch/clearmatch/datasets"
 )
+
+// Point is a position in 0-based pixel coordinates.
+type Point = datasets.Point
 
 // DescSize is the length of a SIFT descriptor.
 const DescSize = 128

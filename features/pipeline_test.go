@@ -71,11 +71,7 @@ func TestHotelProtocol(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pts := make([]Point, len(f.Landmarks))
-		for i, p := range f.Landmarks {
-			pts[i] = Point{p.X, p.Y}
-		}
-		s, err := ExtractAt(filepath.Base(f.Image), data, pts, 10, false)
+		s, err := ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -218,18 +218,14 @@ func loadHotelEval(ctx context.Context, dir string, rootSIFT bool, stderr io.Wri
 		if err != nil {
 			return nil, err
 		}
-		pts := make([]features.Point, len(f.Landmarks))
-		for i, p := range f.Landmarks {
-			pts[i] = features.Point{X: p.X, Y: p.Y}
-		}
-		s, err := features.ExtractAt(filepath.Base(f.Image), data, pts, 10, rootSIFT)
+		s, err := features.ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, rootSIFT)
 		if err != nil {
 			return nil, err
 		}
 		d.images = append(d.images, f.Image)
 		d.sets = append(d.sets, s)
 		d.found = append(d.found, s.Len())
-		for r := range pts {
+		for r := range f.Landmarks {
 			d.truth = append(d.truth, r) // line r is landmark r in every frame
 		}
 		pr.update(k+1, len(frames))
