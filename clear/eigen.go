@@ -53,6 +53,14 @@ type component struct {
 
 func (c *component) size() int { return len(c.verts) }
 
+// offDiag returns the off-diagonal entry k (in row i) of P_nrm.
+func (c *component) offDiag(i, k int) float64 {
+	if c.unit {
+		return c.s[i] * c.s[c.col[k]]
+	}
+	return c.val[k]
+}
+
 // mulPnrm sets dst = P_nrm x.
 func (c *component) mulPnrm(dst, x []float64) {
 	if c.unit {
@@ -98,9 +106,18 @@ func newComponent(g *graph, verts []int, local []int32, invSqrtC []float64, sl *
 	for _, v := range verts {
 		nnz += g.rowPtr[v+1] - g.rowPtr[v]
 	}
+	// Binary weights in a large component: P_nrm = S (A + I) S, so the
+	// product needs no value array (see mulPnrm).
+	c.unit = len(verts) > DenseMax
+	for _, v := range verts {
+		for k := g.rowPtr[v]; k < g.rowPtr[v+1] && c.unit; k++ {
+			c.unit = g.w[k] == 1
+		}
+	}
 	c.col = sl.i32.take(nnz)
-	c.val = sl.f.take(nnz)
-	c.unit = true
+	if !c.unit {
+		c.val = sl.f.take(nnz)
+	}
 	k0 := 0
 	for li, v := range verts {
 		si := invSqrtC[v]
@@ -108,20 +125,19 @@ func newComponent(g *graph, verts []int, local []int32, invSqrtC []float64, sl *
 		for k := g.rowPtr[v]; k < g.rowPtr[v+1]; k++ {
 			u := g.col[k]
 			c.col[k0] = local[u]
-			c.val[k0] = g.w[k] * si * invSqrtC[u]
-			c.unit = c.unit && g.w[k] == 1
+			if !c.unit {
+				c.val[k0] = g.w[k] * si * invSqrtC[u]
+			}
 			k0++
 		}
 		c.rowPtr[li+1] = k0
 	}
-	if c.unit && len(verts) > DenseMax {
+	if c.unit {
 		c.s = make([]float64, len(verts))
 		for li, v := range verts {
 			c.s[li] = invSqrtC[v]
 		}
 		c.scratch = make([]float64, len(verts))
-	} else {
-		c.unit = false
 	}
 	return c
 }
@@ -153,7 +169,7 @@ func (c *component) denseLnrm(a []float64) []float64 {
 	for i := 0; i < n; i++ {
 		a[i*n+i] = 1 - c.diag[i]
 		for k := c.rowPtr[i]; k < c.rowPtr[i+1]; k++ {
-			a[i*n+int(c.col[k])] = -c.val[k]
+			a[i*n+int(c.col[k])] = -c.offDiag(i, k)
 		}
 	}
 	return a
