@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func TestPaperExample(t *testing.T) {
 			t.Errorf("%v: universe %d (below %d), want 2", es, r.UniverseSize, r.BelowThreshold)
 		}
 		// Clusters {1,3} and {2,4,5,6,7} (1-based).
-		if want := []int{0, 1, 0, 1, 1, 1, 1}; !equalInts(r.Item, want) {
+		if want := []int{0, 1, 0, 1, 1, 1, 1}; !slices.Equal(r.Item, want) {
 			t.Errorf("%v: items %v, want %v", es, r.Item, want)
 		}
 	}
@@ -216,7 +217,7 @@ func TestRealProblemsPathsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.UniverseSize != dense.UniverseSize || !equalInts(r.Item, dense.Item) {
+			if r.UniverseSize != dense.UniverseSize || !slices.Equal(r.Item, dense.Item) {
 				t.Errorf("%s: eigensolver %v gives universe %d and a different partition than dense (universe %d)",
 					tc.name, es, r.UniverseSize, dense.UniverseSize)
 			}
@@ -263,18 +264,6 @@ func testComponent(g *graph, verts []int) *component {
 		inv[i] = 1 / math.Sqrt(d+1)
 	}
 	return newComponent(g, verts, make([]int32, g.n), inv, &slabs{})
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkConsistent verifies, from the pairs alone, that the output is cycle

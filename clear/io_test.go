@@ -2,6 +2,7 @@ package clear
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,7 @@ func TestTextRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equalInts(q.ViewSizes, p.ViewSizes) || len(q.Associations) != len(p.Associations) || len(lines) != len(p.Associations) {
+		if !slices.Equal(q.ViewSizes, p.ViewSizes) || len(q.Associations) != len(p.Associations) || len(lines) != len(p.Associations) {
 			t.Fatalf("round trip changed the problem: %+v", q)
 		}
 		for k, as := range p.Associations {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,17 +16,8 @@ import (
 )
 
 func sharedDatasets(t *testing.T) string {
-	d := filepath.Join("..", "..", "shared", "datasets")
-	if e := os.Getenv("CLEARMATCH_DATA"); e != "" {
-		d = e
-	}
-	if _, err := os.Stat(filepath.Join(d, "graffiti")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	return d
+	testenv.Require(t, filepath.Join(testenv.DataDir(), "graffiti"))
+	return testenv.DataDir()
 }
 
 func TestManifest(t *testing.T) {

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,16 +75,9 @@ func TestLoadGraffitiErrors(t *testing.T) {
 }
 
 func TestRealGraffitiHomographies(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "datasets", "graffiti")
-	if d := os.Getenv("CLEARMATCH_DATA"); d != "" {
-		dir = filepath.Join(d, "graffiti")
-	}
-	g, err := LoadGraffiti(dir)
+	g, err := LoadGraffiti(testenv.Require(t, filepath.Join(testenv.DataDir(), "graffiti")))
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	// Consistency: H(i→k) = H(j→k)·H(i→j) on a point.
 	x0, y0 := 300.0, 200.0

@@ -6,33 +6,27 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 	"image"
 	"image/color"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/datasets"
 )
 
-func dataDir(tb testing.TB) string {
-	if d := os.Getenv("CLEARMATCH_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "datasets")
-}
+func dataDir(tb testing.TB) string { return testenv.DataDir() }
 
 func readData(tb testing.TB, rel string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join(dataDir(tb), rel))
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("dataset missing under CI: %v", err)
-		}
-		tb.Skipf("dataset missing: %v", err)
+		testenv.Missing(tb, err)
 	}
 	return b
 }
@@ -85,11 +79,8 @@ func TestExtractGraffiti(t *testing.T) {
 }
 
 func TestExtractAtHotel(t *testing.T) {
-	frames, err := datasets.LoadHotel(filepath.Join(dataDir(t), "cmu-hotel"))
+	frames, err := datasets.LoadHotel(testenv.Require(t, filepath.Join(dataDir(t), "cmu-hotel")))
 	if err != nil {
-		if os.Getenv("CI") == "" && errors.Is(err, os.ErrNotExist) {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	for _, f := range []datasets.HotelFrame{frames[0], frames[50], frames[100]} {
@@ -199,7 +190,7 @@ func TestExtractFilesCacheAndWorkers(t *testing.T) {
 	s3, _, _ := noCache.ExtractFiles(context.Background(), paths, names)
 	for i := range s1 {
 		for _, s := range []*Set{s2[i], s3[i]} {
-			if s.Image != names[i] || len(s.Keypoints) != len(s1[i].Keypoints) || !equalFloats(s.Desc, s1[i].Desc) {
+			if s.Image != names[i] || len(s.Keypoints) != len(s1[i].Keypoints) || !slices.Equal(s.Desc, s1[i].Desc) {
 				t.Fatalf("%s differs between runs (cache or workers)", names[i])
 			}
 		}
@@ -218,18 +209,6 @@ func TestExtractFilesCacheAndWorkers(t *testing.T) {
 	if _, ok := (Cache{Dir: cache}).Load(key); !ok {
 		t.Error("corrupt cache file was not rewritten")
 	}
-}
-
-func equalFloats(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestFolderUsable(t *testing.T) {

@@ -4,7 +4,7 @@ package features
 
 import (
 	"context"
-	"errors"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,11 +57,8 @@ func TestHotelProtocol(t *testing.T) {
 	if testing.Short() {
 		t.Skip("all 5050 Hotel pairs")
 	}
-	frames, err := datasets.LoadHotel(filepath.Join(dataDir(t), "cmu-hotel"))
+	frames, err := datasets.LoadHotel(testenv.Require(t, filepath.Join(dataDir(t), "cmu-hotel")))
 	if err != nil {
-		if os.Getenv("CI") == "" && errors.Is(err, os.ErrNotExist) {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	desc := make([][]float32, len(frames))

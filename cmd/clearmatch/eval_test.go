@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,16 +10,7 @@ import (
 	"testing"
 )
 
-func dataDirForTest(t *testing.T) string {
-	d := filepath.Join(sharedDir(), "datasets")
-	if e := os.Getenv("CLEARMATCH_DATA"); e != "" {
-		d = e
-	}
-	if _, err := os.Stat(d); err != nil {
-		missingData(t, err)
-	}
-	return d
-}
+func dataDirForTest(t *testing.T) string { return testenv.Require(t, testenv.DataDir()) }
 
 type rowJSON struct {
 	Precision, Recall, F1     float64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,20 +19,9 @@ func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 	return code, out.String(), errb.String()
 }
 
-func sharedDir() string {
-	if d := os.Getenv("CLEARMATCH_SHARED"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared")
-}
+func sharedDir() string { return testenv.SharedDir() }
 
-func missingData(t *testing.T, err error) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("shared test data missing under CI: %v", err)
-	}
-	t.Skipf("shared test data missing: %v", err)
-}
+func missingData(t *testing.T, err error) { t.Helper(); testenv.Missing(t, err) }
 
 // TestSolveReference converts the reference vectors to the text format and
 // checks that `clearmatch solve` reproduces the reference output, both as
