@@ -38,15 +38,14 @@ type lapackImpl = lapackgo.Implementation
 // topEigen returns eigenpairs of c's P_nrm, by decreasing eigenvalue θ: all
 // with θ > floor, and at least the nmin largest (fewer only when the
 // component is smaller). ok is false when a run did not converge.
-func topEigen(c *component, floor float64, nmin int, seed uint64) (theta []float64, vecs [][]float64, ok bool) {
+func topEigen(c *component, floor float64, nmin int, seed uint64) ([]float64, [][]float64, bool) {
 	n := c.size()
 	nmin = min(nmin, n)
 	rng := rand.New(rand.NewPCG(seed, uint64(c.verts[0])))
+	var theta []float64
 	var locked [][]float64
-	for run := 0; run < maxRuns; run++ {
-		if len(locked) == n {
-			break
-		}
+	verified := false // a run found nothing more above the floor
+	for run := 0; run < maxRuns && len(locked) < n; run++ {
 		// Anything in the complement above the smallest locked value (or the
 		// floor) belongs to the result as well.
 		lockFloor := floor
@@ -59,11 +58,14 @@ func topEigen(c *component, floor float64, nmin int, seed uint64) (theta []float
 			return nil, nil, false
 		}
 		if len(th) == 0 {
-			break // verified: nothing else above the floor
+			verified = true // nothing else above the floor
+			break
 		}
 		theta = append(theta, th...)
 		locked = append(locked, vs...)
-		vecs = locked
+	}
+	if !verified && len(locked) < n {
+		return nil, nil, false // runs exhausted: let the caller decompose densely
 	}
 	// Sort by decreasing θ (runs append in decreasing order, but a later run
 	// may find a value larger than an earlier one).
@@ -75,7 +77,7 @@ func topEigen(c *component, floor float64, nmin int, seed uint64) (theta []float
 	st := make([]float64, len(theta))
 	sv := make([][]float64, len(theta))
 	for i, o := range order {
-		st[i], sv[i] = theta[o], vecs[o]
+		st[i], sv[i] = theta[o], locked[o]
 	}
 	return st, sv, true
 }

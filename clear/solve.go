@@ -196,7 +196,6 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 			specs[ci] = denseSpectrum(c, sl)
 			return
 		}
-		res.IterativeComponents++
 		th, vs, ok := topEigen(c, floor, nmin, o.Seed)
 		if !ok {
 			res.DenseFallbacks++
@@ -207,7 +206,10 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 	}
 	counts := make([]int, len(comps))
 	below := 0
-	for ci := range comps {
+	for ci, c := range comps {
+		if iterative(c) {
+			res.IterativeComponents++
+		}
 		decompose(ci, 0)
 		counts[ci] = specs[ci].count(thr)
 		below += counts[ci]
@@ -225,7 +227,6 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 		for ci, c := range comps {
 			need := min(c.size(), counts[ci]+extra)
 			if !specs[ci].complete && len(specs[ci].values) < need {
-				res.IterativeComponents--
 				decompose(ci, need)
 			}
 		}
