@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,7 +72,7 @@ func DecodePNM(data []byte) (image.Image, error) {
 		return nil, fmt.Errorf("PNM data truncated: want %d bytes", need)
 	}
 	pix := make([]byte, need)
-	if _, err := ioReadFull(r, pix); err != nil {
+	if _, err := io.ReadFull(r, pix); err != nil {
 		return nil, fmt.Errorf("PNM data truncated: want %d bytes", need)
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
@@ -92,18 +93,6 @@ func DecodePNM(data []byte) (image.Image, error) {
 		img.SetNRGBA(i%w, i/w, color.NRGBA{c[0], c[1], c[2], 255})
 	}
 	return img, nil
-}
-
-func ioReadFull(r *bufio.Reader, p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		m, err := r.Read(p[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // pnmToken reads one header token, skipping white space and # comments, and

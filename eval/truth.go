@@ -108,29 +108,21 @@ func HomographyGroundTruth(pts [][]Point, h Mapper, tol float64) HomographyTruth
 	}
 	size := map[int]int{}
 	edgeCount := map[int]int{}
-	for v := 0; v < l; v++ {
-		size[find(v)]++
+	label := make([]int, l)
+	view := make([]int, l)
+	for i := 0; i < n; i++ {
+		for v := off[i]; v < off[i+1]; v++ {
+			label[v], view[v] = find(v), i
+			size[label[v]]++
+		}
 	}
 	for _, e := range edges {
 		edgeCount[find(e.a)]++
 	}
-	distinct := map[int]bool{}
-	seen := map[[2]int]bool{}
-	for i := 0; i < n; i++ {
-		for v := off[i]; v < off[i+1]; v++ {
-			r := find(v)
-			if _, ok := distinct[r]; !ok {
-				distinct[r] = true
-			}
-			if seen[[2]int{r, i}] {
-				distinct[r] = false
-			}
-			seen[[2]int{r, i}] = true
-		}
-	}
+	twoInOneImage := conflicts(view, label)
 	valid := func(r int) bool {
 		s := size[r]
-		return s >= 2 && distinct[r] && edgeCount[r] == s*(s-1)/2
+		return s >= 2 && !twoInOneImage[r] && edgeCount[r] == s*(s-1)/2
 	}
 	t := HomographyTruth{Keep: make([][]int, n)}
 	item := map[int]int{}

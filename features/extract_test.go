@@ -22,6 +22,16 @@ import (
 
 func dataDir(tb testing.TB) string { return testenv.DataDir() }
 
+// hotelFrames loads the Hotel benchmark from the shared data.
+func hotelFrames(t *testing.T) []datasets.HotelFrame {
+	t.Helper()
+	frames, err := datasets.LoadHotel(testenv.Require(t, filepath.Join(dataDir(t), "cmu-hotel")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frames
+}
+
 func readData(tb testing.TB, rel string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join(dataDir(tb), rel))
@@ -79,10 +89,7 @@ func TestExtractGraffiti(t *testing.T) {
 }
 
 func TestExtractAtHotel(t *testing.T) {
-	frames, err := datasets.LoadHotel(testenv.Require(t, filepath.Join(dataDir(t), "cmu-hotel")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	frames := hotelFrames(t)
 	for _, f := range []datasets.HotelFrame{frames[0], frames[50], frames[100]} {
 		data, err := os.ReadFile(f.Image)
 		if err != nil {

@@ -4,13 +4,11 @@ package features
 
 import (
 	"context"
-	"github.com/clearmatch/clearmatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/clear"
-	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -57,10 +55,7 @@ func TestHotelProtocol(t *testing.T) {
 	if testing.Short() {
 		t.Skip("all 5050 Hotel pairs")
 	}
-	frames, err := datasets.LoadHotel(testenv.Require(t, filepath.Join(dataDir(t), "cmu-hotel")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	frames := hotelFrames(t)
 	desc := make([][]float32, len(frames))
 	counts := make([]int, len(frames))
 	for k, f := range frames {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -84,7 +85,12 @@ func (o Options) PairList(n int) ([][2]int, error) {
 				out = append(out, [2]int{i, j})
 			}
 		}
-		sortPairs(out)
+		slices.SortFunc(out, func(a, b [2]int) int {
+			if a[0] != b[0] {
+				return a[0] - b[0]
+			}
+			return a[1] - b[1]
+		})
 		return out, nil
 	}
 	for i := 0; i < n; i++ {
@@ -95,14 +101,6 @@ func (o Options) PairList(n int) ([][2]int, error) {
 		}
 	}
 	return out, nil
-}
-
-func sortPairs(p [][2]int) {
-	for a := 1; a < len(p); a++ {
-		for b := a; b > 0 && (p[b][0] < p[b-1][0] || p[b][0] == p[b-1][0] && p[b][1] < p[b-1][1]); b-- {
-			p[b], p[b-1] = p[b-1], p[b]
-		}
-	}
 }
 
 // MatchAll matches the descriptor blocks of all selected image pairs

@@ -159,11 +159,6 @@ func runEvaluation(ctx context.Context, dataset string, d *evalData, out string,
 	for i, s := range d.sets {
 		rep.Images = append(rep.Images, imageInfo{Name: filepath.Base(d.images[i]), Features: d.found[i], Observations: s.Len()})
 	}
-	if chosen == nil {
-		for i := 0; i+1 < len(counts); i++ {
-			chosen = append(chosen, [2]int{i, i + 1})
-		}
-	}
 	t4 := time.Now()
 	if err := writeOverlays(ctx, filepath.Join(out, "overlays"), d, counts, pairs, res.Item, chosen, stderr); err != nil {
 		return err
@@ -278,8 +273,14 @@ func subset(s *features.Set, keep []int) *features.Set {
 // writeOverlays draws, for the chosen pairs, the input matches (when pairs
 // is not nil) and CLEAR's (green where the truth agrees, red where not; in
 // the track's colour when there is no truth), and every image's
-// observations coloured by item.
+// observations coloured by item. A nil chosen means each image with the
+// next.
 func writeOverlays(ctx context.Context, dir string, d *evalData, counts []int, pairs []pairwise.Pair, item []int, chosen [][2]int, stderr io.Writer) error {
+	if chosen == nil {
+		for i := 0; i+1 < len(counts); i++ {
+			chosen = append(chosen, [2]int{i, i + 1})
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

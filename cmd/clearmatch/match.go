@@ -211,14 +211,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := out.write(stage, kept, o.export == "colmap"); err != nil {
 		return err
 	}
-	if len(overlayPairs) > 0 || o.overlayPairs == "next" {
-		if o.overlayPairs == "next" {
-			overlayPairs = nil
-			for i := 0; i+1 < len(kept); i++ {
-				overlayPairs = append(overlayPairs, [2]int{i, i + 1})
-			}
-		}
-		if err := writeMatchOverlays(ctx, filepath.Join(stage, "overlays"), keptPaths, kept, counts, track, overlayPairs, stderr); err != nil {
+	if o.overlayPairs != "none" && o.overlayPairs != "" { // nil overlayPairs: each image with the next
+		d := &evalData{images: keptPaths, sets: kept}
+		if err := writeOverlays(ctx, filepath.Join(stage, "overlays"), d, counts, nil, track, overlayPairs, stderr); err != nil {
 			return err
 		}
 	}
@@ -523,9 +518,4 @@ func maxOf(x []float32) float32 {
 		m = max(m, v)
 	}
 	return m
-}
-
-func writeMatchOverlays(ctx context.Context, dir string, paths []string, sets []*features.Set, counts []int, item []int, chosen [][2]int, stderr io.Writer) error {
-	d := &evalData{images: paths, sets: sets}
-	return writeOverlays(ctx, dir, d, counts, nil, item, chosen, stderr)
 }
