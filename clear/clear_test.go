@@ -418,8 +418,8 @@ func TestSymmetrization(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(g.w) != 2 || g.w[0] != tc.want || g.w[1] != tc.want {
-			t.Errorf("weights %v, want %v both ways", g.w, tc.want)
+		if len(g.col) != 2 || g.weight(0) != tc.want || g.weight(1) != tc.want {
+			t.Errorf("weights %v, %v, want %v both ways", g.weight(0), g.weight(1), tc.want)
 		}
 	}
 }

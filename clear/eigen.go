@@ -98,7 +98,34 @@ func (c *component) mulPnrm(dst, x []float64) {
 // scratch of length g.n that maps global to local indices; invSqrtC holds
 // 1/sqrt(c_i) for every vertex.
 func newComponent(g *graph, verts []int, local []int32, invSqrtC []float64, sl *slabs) *component {
-	c := &component{verts: verts, rowPtr: sl.i.take(len(verts) + 1), diag: sl.f.take(len(verts))}
+	n := len(verts)
+	c := &component{verts: verts, diag: sl.f.take(n)}
+	// Binary weights in a large component: P_nrm = S (A + I) S, so the
+	// product needs no value array (see mulPnrm).
+	c.unit = n > DenseMax
+	if g.w != nil {
+		for _, v := range verts {
+			for k := g.rowPtr[v]; k < g.rowPtr[v+1] && c.unit; k++ {
+				c.unit = g.w[k] == 1
+			}
+		}
+	}
+	for li, v := range verts {
+		c.diag[li] = invSqrtC[v] * invSqrtC[v]
+	}
+	if c.unit {
+		c.s = make([]float64, n)
+		for li, v := range verts {
+			c.s[li] = invSqrtC[v]
+		}
+		c.scratch = make([]float64, n)
+		if n == g.n {
+			// The whole graph is one component: local and global indices
+			// agree, and the structure is shared.
+			c.rowPtr, c.col = g.rowPtr, g.col
+			return c
+		}
+	}
 	for li, v := range verts {
 		local[v] = int32(li)
 	}
@@ -106,14 +133,7 @@ func newComponent(g *graph, verts []int, local []int32, invSqrtC []float64, sl *
 	for _, v := range verts {
 		nnz += g.rowPtr[v+1] - g.rowPtr[v]
 	}
-	// Binary weights in a large component: P_nrm = S (A + I) S, so the
-	// product needs no value array (see mulPnrm).
-	c.unit = len(verts) > DenseMax
-	for _, v := range verts {
-		for k := g.rowPtr[v]; k < g.rowPtr[v+1] && c.unit; k++ {
-			c.unit = g.w[k] == 1
-		}
-	}
+	c.rowPtr = sl.i.take(n + 1)
 	c.col = sl.i32.take(nnz)
 	if !c.unit {
 		c.val = sl.f.take(nnz)
@@ -121,23 +141,15 @@ func newComponent(g *graph, verts []int, local []int32, invSqrtC []float64, sl *
 	k0 := 0
 	for li, v := range verts {
 		si := invSqrtC[v]
-		c.diag[li] = si * si
 		for k := g.rowPtr[v]; k < g.rowPtr[v+1]; k++ {
 			u := g.col[k]
 			c.col[k0] = local[u]
 			if !c.unit {
-				c.val[k0] = g.w[k] * si * invSqrtC[u]
+				c.val[k0] = g.weight(k) * si * invSqrtC[u]
 			}
 			k0++
 		}
 		c.rowPtr[li+1] = k0
-	}
-	if c.unit {
-		c.s = make([]float64, len(verts))
-		for li, v := range verts {
-			c.s[li] = invSqrtC[v]
-		}
-		c.scratch = make([]float64, len(verts))
 	}
 	return c
 }

@@ -6,14 +6,24 @@ import (
 
 // graph is the association graph G̃ in compressed sparse row form: the
 // symmetric weighted adjacency matrix Ã of the paper (Ã = P̃ - I after
-// symmetrization and removal of the diagonal blocks). Memory is linear in
-// the number of associations.
+// symmetrization and removal of the diagonal blocks). Every row is sorted by
+// column, so the graph, and everything computed from it, does not depend on
+// the order in which the associations are listed. Memory is linear in the
+// number of associations.
 type graph struct {
 	n      int
 	rowPtr []int // len n+1
 	col    []int32
-	w      []float64
+	w      []float64 // nil when every weight is 1 (binary input)
 	deg    []float64 // d_i = Σ_j Ã_ij
+}
+
+// weight returns the weight of entry k.
+func (g *graph) weight(k int) float64 {
+	if g.w == nil {
+		return 1
+	}
+	return g.w[k]
 }
 
 // buildGraph symmetrizes the associations into an adjacency matrix,
@@ -22,120 +32,135 @@ type graph struct {
 // counted in dropped). An association listed in one order only is symmetric
 // (t_ab = t_ba = w) unless p.Directed; an association listed in both orders
 // contributes the mean of its two weights. The same ordered pair listed
-// twice is an error.
+// twice is an error, reported for the later of the two.
+//
+// Every association gives two half-entries, (A, B) and (B, A). They are
+// placed by two counting sorts, first by column and then by row, so each row
+// comes out ordered by column and, within a column, by association, with no
+// comparison sort.
 func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 	n := vi.numObs()
+	as := p.Associations
+	if len(as) >= 1<<31 {
+		return nil, 0, fmt.Errorf("clear: %d associations exceed the limit of 2^31", len(as))
+	}
 	viewOf := make([]int32, n)
 	for v := 0; v+1 < len(vi.offsets); v++ {
 		for i := vi.offsets[v]; i < vi.offsets[v+1]; i++ {
 			viewOf[i] = int32(v)
 		}
 	}
-	as := p.Associations
-	counts := make([]int, n+1)
+	// Per vertex, its number of half-entries; every half-entry is a row
+	// entry once and a column entry once, so one count serves both sorts.
+	start := make([]int, n+1)
+	unitWeights := true
 	for _, a := range as {
 		if viewOf[a.A] == viewOf[a.B] { // includes A == B
 			dropped++
 			continue
 		}
-		counts[a.A+1]++
-		counts[a.B+1]++
+		start[a.A+1]++
+		start[a.B+1]++
+		unitWeights = unitWeights && (a.W == 0 || a.W == 1)
 	}
 	for i := 0; i < n; i++ {
-		counts[i+1] += counts[i]
+		start[i+1] += start[i]
 	}
-	// Each half-entry (row, col, association k, and whether row is the
-	// association's A) is placed by two counting sorts, by column and then
-	// by row, so every row comes out ordered by column, then association.
-	m := counts[n]
-	byCol := make([]int, n+1)
-	for _, a := range as {
-		if viewOf[a.A] != viewOf[a.B] {
-			byCol[a.B+1]++
-			byCol[a.A+1]++
-		}
-	}
-	for i := 0; i < n; i++ {
-		byCol[i+1] += byCol[i]
-	}
-	type half struct {
-		row, col int32
-		k        uint32 // association index << 1 | 1 if row is the association's A
-	}
-	tmp := make([]half, m)
+	m := start[n]
+	// First sort, by column: each half-entry is packed as row<<32 | tag,
+	// where the tag is its association k as k<<1 | 1 when the row is the
+	// association's A (one array, so each placement touches one cache line).
+	next := make([]int, n)
+	copy(next, start[:n])
+	byCol := make([]uint64, m)
 	for k, a := range as {
 		if viewOf[a.A] == viewOf[a.B] {
 			continue
 		}
-		tmp[byCol[a.B]] = half{int32(a.A), int32(a.B), uint32(k)<<1 | 1}
-		byCol[a.B]++
-		tmp[byCol[a.A]] = half{int32(a.B), int32(a.A), uint32(k) << 1}
-		byCol[a.A]++
+		t := uint64(k) << 1
+		byCol[next[a.B]] = uint64(a.A)<<32 | t | 1
+		next[a.B]++
+		byCol[next[a.A]] = uint64(a.B)<<32 | t
+		next[a.A]++
 	}
-	rows := make([]half, m)
-	next := make([]int, n)
-	copy(next, counts[:n])
-	for _, h := range tmp {
-		rows[next[h.row]] = h
-		next[h.row]++
-	}
-	tmp = nil
-
-	unitWeights := true
-	for _, a := range as {
-		if a.W != 0 && a.W != 1 {
-			unitWeights = false
-			break
+	// Second sort, by row, scanning columns in increasing order: rows then
+	// hold col<<32 | tag, sorted by column. Merging them below writes col.
+	copy(next, start[:n])
+	byRow := make([]uint64, m)
+	for c := 0; c < n; c++ {
+		for _, h := range byCol[start[c]:start[c+1]] {
+			r := h >> 32
+			byRow[next[r]] = uint64(c)<<32 | h&0xffffffff
+			next[r]++
 		}
 	}
-	weight := func(h half) float64 {
+	byCol = nil
+
+	// Merge the entries of each (row, column): one listing of an
+	// association, or one in each order.
+	g = &graph{n: n, rowPtr: make([]int, n+1), deg: make([]float64, n)}
+	if !unitWeights || p.Directed {
+		g.w = make([]float64, 0, m)
+	}
+	weight := func(t uint32) float64 {
 		if unitWeights {
 			return 1
 		}
-		return as[h.k>>1].weight()
+		return as[t>>1].weight()
 	}
-	g = &graph{n: n, rowPtr: make([]int, n+1), deg: make([]float64, n)}
-	g.col = make([]int32, 0, m)
-	g.w = make([]float64, 0, m)
+	half := 1.0 // a one-way entry of directed input counts half
+	if p.Directed {
+		half = 0.5
+	}
+	colOf := func(h uint64) int32 { return int32(h >> 32) }
+	col := make([]int32, m)
+	out := 0
 	for i := 0; i < n; i++ {
-		row := rows[counts[i]:counts[i+1]]
-		for s := 0; s < len(row); {
-			col := row[s].col
-			e := s
-			var tOwn, tOther float64 // t_{i,col} and t_{col,i}
+		deg := 0.0
+		end := start[i+1]
+		for s := start[i]; s < end; {
+			c := colOf(byRow[s])
+			if s+1 == end || colOf(byRow[s+1]) != c {
+				// Listed once, the common case.
+				w := weight(uint32(byRow[s])) * half
+				col[out] = c
+				if g.w != nil {
+					g.w = append(g.w, w)
+				}
+				deg += w
+				out++
+				s++
+				continue
+			}
+			var tOwn, tOther float64 // t_{i,c} and t_{c,i}
 			haveOwn, haveOther := false, false
-			for ; e < len(row) && row[e].col == col; e++ {
-				h := row[e]
-				if h.k&1 == 1 {
+			for ; s < end && colOf(byRow[s]) == c; s++ {
+				t := uint32(byRow[s])
+				if t&1 == 1 {
 					if haveOwn {
-						return nil, 0, &InputError{Index: int(h.k >> 1), Err: fmt.Errorf("duplicate association (%d, %d)", i, col)}
+						return nil, 0, &InputError{Index: int(t >> 1), Err: fmt.Errorf("duplicate association (%d, %d)", i, c)}
 					}
-					tOwn, haveOwn = weight(h), true
+					tOwn, haveOwn = weight(t), true
 				} else {
 					if haveOther {
-						return nil, 0, &InputError{Index: int(h.k >> 1), Err: fmt.Errorf("duplicate association (%d, %d)", col, i)}
+						return nil, 0, &InputError{Index: int(t >> 1), Err: fmt.Errorf("duplicate association (%d, %d)", c, i)}
 					}
-					tOther, haveOther = weight(h), true
+					tOther, haveOther = weight(t), true
 				}
 			}
-			switch {
-			case p.Directed && !haveOwn:
-				tOwn = 0
-			case p.Directed && !haveOther:
-				tOther = 0
-			case !haveOwn:
-				tOwn = tOther
-			case !haveOther:
-				tOther = tOwn
-			}
+			// Two listings without a duplicate: one in each order.
 			w := (tOwn + tOther) / 2
-			g.col = append(g.col, col)
-			g.w = append(g.w, w)
-			g.deg[i] += w
-			s = e
+			col[out] = c
+			if g.w != nil {
+				g.w = append(g.w, w)
+			}
+			deg += w
+			out++
 		}
-		g.rowPtr[i+1] = len(g.col)
+		g.deg[i] = deg
+		g.rowPtr[i+1] = out
 	}
+	g.col = col[:out:out]
 	return g, dropped, nil
 }
 
