@@ -63,34 +63,63 @@ func (c *component) offDiag(i, k int) float64 {
 
 // mulPnrm sets dst = P_nrm x.
 func (c *component) mulPnrm(dst, x []float64) {
+	c.prepare(x, 0, c.size())
+	c.mulRows(dst, x, 0, c.size())
+}
+
+// prepare readies rows lo to hi of x for mulRows: in the binary case the
+// product gathers from S x, kept in scratch.
+func (c *component) prepare(x []float64, lo, hi int) {
+	if c.unit {
+		xs, s := c.scratch[lo:hi], c.s[lo:hi]
+		for i, xi := range x[lo:hi] {
+			xs[i] = s[i] * xi
+		}
+	}
+}
+
+// mulRows sets rows lo to hi of dst = P_nrm x; every row of x must have
+// been prepared. Eight partial sums keep several gathers in flight.
+func (c *component) mulRows(dst, x []float64, lo, hi int) {
 	if c.unit {
 		xs := c.scratch
-		for i, si := range c.s {
-			xs[i] = si * x[i]
-		}
-		for i, si := range c.s {
+		for i := lo; i < hi; i++ {
 			cols := c.col[c.rowPtr[i]:c.rowPtr[i+1]]
-			var s0, s1, s2, s3 float64
-			k := 0
-			for ; k+4 <= len(cols); k += 4 {
-				s0 += xs[cols[k]]
-				s1 += xs[cols[k+1]]
-				s2 += xs[cols[k+2]]
-				s3 += xs[cols[k+3]]
+			var s0, s1, s2, s3, s4, s5, s6, s7 float64
+			for len(cols) >= 8 {
+				s0 += xs[cols[0]]
+				s1 += xs[cols[1]]
+				s2 += xs[cols[2]]
+				s3 += xs[cols[3]]
+				s4 += xs[cols[4]]
+				s5 += xs[cols[5]]
+				s6 += xs[cols[6]]
+				s7 += xs[cols[7]]
+				cols = cols[8:]
 			}
-			for ; k < len(cols); k++ {
-				s0 += xs[cols[k]]
+			for _, j := range cols {
+				s0 += xs[j]
 			}
-			dst[i] = si * (xs[i] + (s0 + s1) + (s2 + s3))
+			dst[i] = c.s[i] * (xs[i] + ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)))
 		}
 		return
 	}
-	for i := range c.verts {
-		s := c.diag[i] * x[i]
-		for k := c.rowPtr[i]; k < c.rowPtr[i+1]; k++ {
-			s += c.val[k] * x[c.col[k]]
+	for i := lo; i < hi; i++ {
+		cols := c.col[c.rowPtr[i]:c.rowPtr[i+1]]
+		vals := c.val[c.rowPtr[i]:c.rowPtr[i+1]]
+		vals = vals[:len(cols)]
+		var s0, s1, s2, s3 float64
+		for len(cols) >= 4 {
+			s0 += vals[0] * x[cols[0]]
+			s1 += vals[1] * x[cols[1]]
+			s2 += vals[2] * x[cols[2]]
+			s3 += vals[3] * x[cols[3]]
+			cols, vals = cols[4:], vals[4:]
 		}
-		dst[i] = s
+		for k, j := range cols {
+			s0 += vals[k] * x[j]
+		}
+		dst[i] = c.diag[i]*x[i] + ((s0 + s1) + (s2 + s3))
 	}
 }
 

@@ -2,7 +2,23 @@ package clear
 
 import (
 	"fmt"
+	"sync"
 )
+
+// halfPool keeps the scratch of buildGraph between calls: two arrays of one
+// word per half-entry, megabytes for large inputs, and fresh memory costs a
+// page fault per 4 KiB.
+var halfPool = sync.Pool{New: func() any { return new([]uint64) }}
+
+// takeHalves returns a pooled slice of length n (contents undefined).
+func takeHalves(n int) *[]uint64 {
+	b := halfPool.Get().(*[]uint64)
+	if cap(*b) < n {
+		*b = make([]uint64, n)
+	}
+	*b = (*b)[:n]
+	return b
+}
 
 // graph is the association graph G̃ in compressed sparse row form: the
 // symmetric weighted adjacency matrix Ã of the paper (Ã = P̃ - I after
@@ -72,7 +88,9 @@ func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 	// association's A (one array, so each placement touches one cache line).
 	next := make([]int, n)
 	copy(next, start[:n])
-	byCol := make([]uint64, m)
+	byColBuf := takeHalves(m)
+	defer halfPool.Put(byColBuf)
+	byCol := *byColBuf
 	for k, a := range as {
 		if viewOf[a.A] == viewOf[a.B] {
 			continue
@@ -86,7 +104,9 @@ func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 	// Second sort, by row, scanning columns in increasing order: rows then
 	// hold col<<32 | tag, sorted by column. Merging them below writes col.
 	copy(next, start[:n])
-	byRow := make([]uint64, m)
+	byRowBuf := takeHalves(m)
+	defer halfPool.Put(byRowBuf)
+	byRow := *byRowBuf
 	for c := 0; c < n; c++ {
 		for _, h := range byCol[start[c]:start[c+1]] {
 			r := h >> 32
@@ -94,7 +114,6 @@ func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 			next[r]++
 		}
 	}
-	byCol = nil
 
 	// Merge the entries of each (row, column): one listing of an
 	// association, or one in each order.

@@ -4,7 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	lapackgo "gonum.org/v1/gonum/lapack/gonum"
 )
@@ -13,47 +16,161 @@ import (
 //
 // CLEAR needs, per component, only the eigenpairs of L_nrm below the
 // threshold (and, when the universe size exceeds their number, a few more).
-// They are the largest eigenpairs of P_nrm = I − L_nrm, which a block Lanczos
-// process finds in a few matrix–vector products with the sparse component.
-// The process keeps a fully reorthogonalized basis Q and forms the Rayleigh
-// quotient T = Qᵀ P_nrm Q exactly, so Rayleigh–Ritz is valid for any basis,
-// including the random vectors injected when the Krylov space becomes
-// invariant (which happens at once on near-cliques). Converged Ritz pairs
-// are locked, and a further run from a fresh random block in their
+// They are the largest eigenpairs of P_nrm = I − L_nrm, which a Lanczos
+// process finds in a few sparse matrix–vector products. The process keeps a
+// fully reorthogonalized basis Q (classical Gram–Schmidt through BLAS-2
+// kernels, repeated when it cancels much, the DGKS criterion), so the
+// tridiagonal T = Qᵀ P_nrm Q is exact to rounding and Rayleigh–Ritz is valid
+// for any basis, including the random vectors injected when the Krylov space
+// becomes invariant (which happens at once on near-cliques). Converged Ritz
+// pairs are locked, and a further run from a fresh random vector in their
 // orthogonal complement must find nothing else above the floor before the
 // result is accepted: this catches eigenvalues a single run can miss, such
-// as a multiplicity larger than the block size.
+// as a multiple eigenvalue, of which a single Krylov space sees one copy.
 //
-// Accuracy: every returned pair has residual ‖P_nrm x − θ x‖ ≤ lanczosTol,
-// so its eigenvalue is within lanczosTol of an eigenvalue of the component,
-// well inside ThresholdMargin.
+// Accuracy: every returned pair (θ, x = Q y) has residual ‖P_nrm x − θ x‖ ≤
+// lanczosTol/4, bounded by |β_k y_k| + ‖T y − θ y‖ + the norm of what
+// breakdowns discarded (the Lanczos relation P_nrm Q = Q T + β_k q_{k+1} e_kᵀ
+// holds to rounding). So each eigenvalue is within lanczosTol of one of the
+// component, well inside ThresholdMargin. The bound is checked on the
+// operator itself with one product: for a random combination z = X g of the
+// returned vectors, ‖P_nrm z − X Θ g‖ must stay within Σ|g_i|·bound_i; if it
+// does not, the component is decomposed densely instead.
 
 const (
 	lanczosTol = 1e-10
 	maxRuns    = 64
+	// breakdownTol: a new Lanczos vector whose norm after orthogonalization
+	// is at most this is taken as zero (the Krylov space is invariant) and
+	// replaced by a random vector; the discarded norms enter the residual
+	// bounds. ‖P_nrm‖ ≤ 1, so this is relative.
+	breakdownTol = 1e-12
+	// reorthRatio: Gram–Schmidt is repeated when it left less than this
+	// fraction of the norm of P_nrm q_k. The orthogonality lost in one pass
+	// is about ε‖P_nrm q_k‖/β, so one pass keeps Q orthonormal to about
+	// 1e-14, far inside what the residual tolerance needs.
+	reorthRatio = 1.0 / 64
 )
 
 type lapackImpl = lapackgo.Implementation
 
+// vecs is a list of vectors of length n, stored as the rows of a row-major
+// matrix, so projections against all of them are two BLAS-2 products.
+type vecs struct {
+	n    int
+	data []float64
+}
+
+func (r *vecs) len() int {
+	if r.n == 0 {
+		return 0
+	}
+	return len(r.data) / r.n
+}
+
+func (r *vecs) row(i int) []float64 { return r.data[i*r.n : (i+1)*r.n : (i+1)*r.n] }
+
+// push appends a copy of v, doubling the storage when it is full (append
+// grows large slices by only 1.25×, which copies a growing basis too often).
+func (r *vecs) push(v []float64) {
+	if len(r.data)+len(v) > cap(r.data) {
+		grown := make([]float64, len(r.data), max(2*cap(r.data), len(r.data)+len(v)))
+		copy(grown, r.data)
+		r.data = grown
+	}
+	r.data = append(r.data, v...)
+}
+
+// extend appends a row (of undefined content) and returns it.
+func (r *vecs) extend() []float64 {
+	if len(r.data)+r.n > cap(r.data) {
+		grown := make([]float64, len(r.data), max(2*cap(r.data), len(r.data)+r.n))
+		copy(grown, r.data)
+		r.data = grown
+	}
+	r.data = r.data[:len(r.data)+r.n]
+	return r.row(r.len() - 1)
+}
+
+func (r *vecs) general() blas64.General {
+	return blas64.General{Rows: r.len(), Cols: r.n, Stride: r.n, Data: r.data}
+}
+
+func vector(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
+
+// coeffs returns h[:len] = R w, the coefficients of w along the rows.
+func (r *vecs) coeffs(h, w []float64) []float64 {
+	k := r.len()
+	h = h[:k]
+	if k > 0 {
+		blas64.Gemv(blas.NoTrans, 1, r.general(), vector(w), 0, vector(h))
+	}
+	return h
+}
+
+// subtract sets w −= Rᵀ h.
+func (r *vecs) subtract(w, h []float64) {
+	if len(h) > 0 {
+		blas64.Gemv(blas.Trans, -1, r.general(), vector(h), 1, vector(w))
+	}
+}
+
+// project removes from w its components along the (orthonormal) rows of
+// each set, by classical Gram–Schmidt; h is scratch of the largest set's
+// length.
+func project(w, h []float64, sets ...*vecs) {
+	for _, set := range sets {
+		set.subtract(w, set.coeffs(h, w))
+	}
+}
+
+// orthonormalize makes v orthogonal to the rows of the sets (two passes)
+// and normalizes it. It returns the fraction of v's norm that remained, 0
+// when v was (numerically) in their span.
+func orthonormalize(v, h []float64, sets ...*vecs) float64 {
+	n0 := norm(v)
+	if n0 == 0 {
+		return 0
+	}
+	project(v, h, sets...)
+	project(v, h, sets...)
+	nv := norm(v)
+	if nv <= 1e-8*n0 {
+		return 0
+	}
+	scale(v, 1/nv)
+	return nv / n0
+}
+
+// basisPool keeps the storage of Lanczos bases between runs, components
+// and calls of Solve: a basis of a large component is megabytes, and fresh
+// memory costs page faults on every call.
+var basisPool = sync.Pool{New: func() any { return new([]float64) }}
+
 // topEigen returns eigenpairs of c's P_nrm, by decreasing eigenvalue θ: all
 // with θ > floor, and at least the nmin largest (fewer only when the
-// component is smaller). ok is false when a run did not converge.
+// component is smaller). ok is false when a run did not converge or failed
+// its check.
 func topEigen(c *component, floor float64, nmin int, seed uint64) ([]float64, [][]float64, bool) {
 	n := c.size()
 	nmin = min(nmin, n)
 	rng := rand.New(rand.NewPCG(seed, uint64(c.verts[0])))
+	buf := basisPool.Get().(*[]float64)
+	defer basisPool.Put(buf)
+	t := newTeam(c)
+	defer t.close()
 	var theta []float64
-	var locked [][]float64
+	locked := &vecs{n: n}
 	verified := false // a run found nothing more above the floor
-	for run := 0; run < maxRuns && len(locked) < n; run++ {
+	for run := 0; run < maxRuns && locked.len() < n; run++ {
 		// Anything in the complement above the smallest locked value (or the
 		// floor) belongs to the result as well.
 		lockFloor := floor
 		for _, t := range theta {
 			lockFloor = min(lockFloor, t)
 		}
-		want := max(0, nmin-len(locked))
-		th, vs, good := lanczosRun(c, locked, lockFloor, want, rng)
+		want := max(0, nmin-locked.len())
+		th, vs, good := lanczosRun(c, t, locked, lockFloor, want, rng, buf)
 		if !good {
 			return nil, nil, false
 		}
@@ -62,9 +179,9 @@ func topEigen(c *component, floor float64, nmin int, seed uint64) ([]float64, []
 			break
 		}
 		theta = append(theta, th...)
-		locked = append(locked, vs...)
+		locked.data = append(locked.data, vs.data...)
 	}
-	if !verified && len(locked) < n {
+	if !verified && locked.len() < n {
 		return nil, nil, false // runs exhausted: let the caller decompose densely
 	}
 	// Sort by decreasing θ (runs append in decreasing order, but a later run
@@ -77,7 +194,7 @@ func topEigen(c *component, floor float64, nmin int, seed uint64) ([]float64, []
 	st := make([]float64, len(theta))
 	sv := make([][]float64, len(theta))
 	for i, o := range order {
-		st[i], sv[i] = theta[o], locked[o]
+		st[i], sv[i] = theta[o], locked.row(o)
 	}
 	return st, sv, true
 }
@@ -86,82 +203,191 @@ func topEigen(c *component, floor float64, nmin int, seed uint64) ([]float64, []
 // orthogonal complement of locked and returns its converged top Ritz pairs:
 // those with θ > floor and at least the want largest. The first Ritz value
 // not returned (the witness) must have converged enough to be surely below
-// the floor. T = Qᵀ P_nrm Q is tridiagonal (α on the diagonal, β beside it),
-// so Ritz values cost O(k²) (Dsterf) and only the wanted Ritz vectors are
-// computed, by inverse iteration on T. Accepted vectors are checked against
-// the operator itself before they are returned.
-func lanczosRun(c *component, locked [][]float64, floor float64, want int, rng *rand.Rand) ([]float64, [][]float64, bool) {
+// the floor. T is tridiagonal (α on the diagonal, β beside it), so Ritz
+// values cost O(k²) (Dsterf) and only the wanted Ritz vectors are computed,
+// by inverse iteration on T.
+//
+// A step is three phases over row ranges, which the team runs in parallel:
+// start the product (S q_k in the binary case); finish w = P_nrm q_k with
+// the partial Gram–Schmidt coefficients Qᵀw, Lᵀw and ‖w‖²; subtract
+// Q h + L hl with the partial ‖w‖². A second Gram–Schmidt pass repeats the
+// last two. buf is storage for the basis, reused (and grown) across runs.
+func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rng *rand.Rand, buf *[]float64) ([]float64, *vecs, bool) {
 	n := c.size()
-	avail := n - len(locked)
-	var q [][]float64
+	nl := locked.len()
+	avail := n - nl
+	if cap(*buf) < n*min(avail, 2*(want+8)) {
+		*buf = make([]float64, 0, n*min(avail, max(64, 2*(want+8))))
+	}
+	q := &vecs{n: n, data: (*buf)[:0]}
+	defer func() { *buf = q.data[:0] }() // keep the grown storage
 	var alpha, beta []float64
+	discarded := 0.0 // Σ of squared norms that breakdowns discarded
+	// Per part: the coefficients along q (up to avail), along locked, and
+	// the squared norm, summed after each phase.
+	np := t.parts()
+	width := avail + 1 + nl + 1
+	partial := make([]float64, np*width)
+	sum := make([]float64, width)
+	w := make([]float64, n)
 	v := randomUnit(rng, n)
-	for !orthonormalize(v, locked) {
+	for orthonormalize(v, sum, locked) == 0 {
 		v = randomUnit(rng, n)
 	}
-	nextCheck := min(avail, max(8, 2*(want+1)))
+	q.push(v)
+
+	var (
+		k   int     // index of the newest basis vector q_k
+		mul bool    // gather computes w = P_nrm q_k first (not in a second pass)
+		inv float64 // 1/β, the scale of the next basis vector
+	)
+	sub := func(data []float64, lo, hi int) blas64.General {
+		return blas64.General{Rows: len(data) / n, Cols: hi - lo, Stride: n, Data: data[lo:]}
+	}
+	// gather computes a part's coefficients and squared norm of w.
+	gather := func(p, lo, hi int) {
+		out := partial[p*width : (p+1)*width]
+		if lo == hi {
+			clear(out)
+			return
+		}
+		wp := vector(w[lo:hi])
+		if mul {
+			c.mulRows(w, q.row(k), lo, hi)
+		}
+		blas64.Gemv(blas.NoTrans, 1, sub(q.data, lo, hi), wp, 0, vector(out[:k+1]))
+		if nl > 0 {
+			blas64.Gemv(blas.NoTrans, 1, sub(locked.data, lo, hi), wp, 0, vector(out[avail+1:avail+1+nl]))
+		}
+		out[width-1] = dot(w[lo:hi], w[lo:hi])
+	}
+	// subtract removes a part's share of Q h + L hl and measures the rest.
+	subtract := func(p, lo, hi int) {
+		if lo == hi {
+			return
+		}
+		wp := vector(w[lo:hi])
+		blas64.Gemv(blas.Trans, -1, sub(q.data, lo, hi), vector(sum[:k+1]), 1, wp)
+		if nl > 0 {
+			blas64.Gemv(blas.Trans, -1, sub(locked.data, lo, hi), vector(sum[avail+1:avail+1+nl]), 1, wp)
+		}
+		partial[p*width+width-1] = dot(w[lo:hi], w[lo:hi])
+	}
+	// next writes q_{k+1} = w·inv and prepares it for the product.
+	next := func(p, lo, hi int) {
+		row := q.row(k + 1)
+		for i := lo; i < hi; i++ {
+			row[i] = w[i] * inv
+		}
+		c.prepare(row, lo, hi)
+	}
+	prepare := func(p, lo, hi int) { c.prepare(q.row(k), lo, hi) }
+	all := func() { // reduce every coefficient in use and the norm
+		copy(sum, partial[:width])
+		for p := 1; p < np; p++ {
+			floats.Add(sum, partial[p*width:(p+1)*width])
+		}
+	}
+
+	t.run(prepare)
+	sched := checkSchedule{next: min(avail, max(8, 2*(want+1)))}
 	for {
-		k := len(q)
-		q = append(q, v)
-		w := make([]float64, n)
-		c.mulPnrm(w, v)
-		project(w, locked)
-		a := dot(v, w)
+		// w = P_nrm q_k and its coefficients along the basis, q_k included
+		// (that coefficient is α_k).
+		mul = true
+		t.run(gather)
+		all()
+		wn := math.Sqrt(sum[width-1])
+		a := sum[k]
+		t.run(subtract)
+		all()
+		b := math.Sqrt(sum[width-1])
+		if b < reorthRatio*wn {
+			mul = false
+			t.run(gather)
+			all()
+			a += sum[k]
+			t.run(subtract)
+			all()
+			b = math.Sqrt(sum[width-1])
+		}
 		alpha = append(alpha, a)
-		axpy(w, -a, v)
-		if k > 0 {
-			axpy(w, -beta[k-1], q[k-1])
-		}
-		// Full reorthogonalization; a second pass only when the first removed
-		// most of w (the DGKS criterion), as cancellation then leaves w
-		// less orthogonal than rounding allows.
-		b0 := math.Sqrt(dot(w, w))
-		project(w, q)
-		project(w, locked)
-		b := math.Sqrt(dot(w, w))
-		if b < 0.7071*b0 {
-			project(w, q)
-			project(w, locked)
-			b = math.Sqrt(dot(w, w))
-		}
-		k++
-		full := k >= avail
-		if full || k >= nextCheck {
-			th, vs, done := ritzCheck(c, alpha, beta, b, q, locked, floor, want, full)
-			if done {
-				return th, vs, true
+		steps := k + 1
+		full := steps >= avail
+		if full || steps >= sched.next {
+			r := ritzCheck(alpha, beta, b, floor, want, full, math.Sqrt(discarded))
+			if r.done {
+				return ritzVectors(c, t, q, locked, r)
 			}
 			if full {
 				return nil, nil, false
 			}
-			nextCheck = min(avail, k+max(4, k/8))
+			sched.update(steps, r.res, avail)
 		}
-		if b > 1e-10 {
-			scale(w, 1/b)
+		if b > breakdownTol {
 			beta = append(beta, b)
-			v = w
+			q.extend()
+			inv = 1 / b
+			t.run(next)
+			k++
 			continue
 		}
 		// The Krylov space is invariant: continue with a random vector,
 		// which decouples T (β = 0).
+		discarded += b * b
 		beta = append(beta, 0)
 		v = randomUnit(rng, n)
-		for !orthonormalize(v, locked, q) {
+		for orthonormalize(v, sum, locked, q) == 0 {
 			v = randomUnit(rng, n)
 		}
+		q.push(v)
+		k++
+		t.run(prepare)
 	}
 }
 
+// checkSchedule decides after how many Lanczos steps the Ritz values are
+// checked next. Convergence is about geometric, so after two checks the
+// step at which the slowest wanted pair reaches the tolerance is predicted
+// from their residuals; the next check is never later than 1/8 more steps.
+type checkSchedule struct {
+	next  int
+	lastK int
+	last  float64 // residual at lastK, 0 when unknown
+}
+
+func (s *checkSchedule) update(k int, res float64, avail int) {
+	step := max(4, k/8)
+	if s.last > 0 && res > 0 && res < s.last {
+		rate := math.Log(res/s.last) / float64(k-s.lastK) // < 0
+		if pred := math.Ceil(math.Log(lanczosTol/4/res) / rate); pred < float64(step) {
+			step = max(2, int(pred))
+		}
+	}
+	s.lastK, s.last = k, res
+	s.next = min(avail, k+step)
+}
+
+// ritzResult is the outcome of a check of the tridiagonal T.
+type ritzResult struct {
+	done  bool
+	res   float64     // residual bound of the slowest wanted pair (when known)
+	theta []float64   // the converged top Ritz values, decreasing
+	y     [][]float64 // their eigenvectors of T
+	bound []float64   // their residual bounds
+}
+
 // ritzCheck computes the Ritz values of the tridiagonal T (α, β), and for
-// the top ones their Ritz vectors, and reports whether the wanted pairs have
-// converged. bLast is the norm of the next Lanczos vector, so the residual
-// of the Ritz pair (θ, Qy) is |bLast · y_k|.
-func ritzCheck(c *component, alpha, beta []float64, bLast float64, q, locked [][]float64, floor float64, want int, full bool) ([]float64, [][]float64, bool) {
+// the top ones their eigenvectors y, and reports whether the wanted pairs
+// have converged. bLast is the norm of the next Lanczos vector, so the
+// residual of the Ritz pair (θ, Qy) is at most |bLast · y_k| + ‖Ty − θy‖ +
+// lost, where lost is what breakdowns discarded.
+func ritzCheck(alpha, beta []float64, bLast, floor float64, want int, full bool, lost float64) ritzResult {
 	k := len(alpha)
 	d := append([]float64(nil), alpha...)
 	e := append([]float64(nil), beta[:k-1]...)
 	if !(lapackImpl{}).Dsterf(k, d, e) {
-		return nil, nil, false
+		return ritzResult{}
 	}
 	// d is ascending; the top Ritz values are at the end.
 	above := 0
@@ -173,53 +399,156 @@ func ritzCheck(c *component, alpha, beta []float64, bLast float64, q, locked [][
 	if keep < k && !full {
 		need++ // the witness
 	}
+	resid := func(y []float64, theta float64) float64 {
+		return math.Abs(bLast*y[k-1]) + tridiagResidual(alpha, beta[:k-1], y, theta) + lost
+	}
 	if !full && keep > 0 {
 		// Cheap pre-test: the lowest wanted Ritz pair converges last.
 		y := inverseIteration(alpha, beta[:k-1], d[k-keep], 0, nil, newTridiagWork(k))
-		if math.Abs(bLast*y[k-1]) > lanczosTol/4 {
-			return nil, nil, false
+		if res := resid(y, d[k-keep]); res > lanczosTol/4 {
+			return ritzResult{res: res}
 		}
 	}
 	ys := tridiagVectors(alpha, beta[:k-1], d, need)
+	r := ritzResult{done: true}
 	for i := 0; i < need; i++ {
 		theta := d[k-1-i]
-		res := math.Abs(bLast * ys[i][k-1])
-		if full {
-			continue
-		}
-		if i < keep && res > lanczosTol/4 {
-			return nil, nil, false
-		}
-		if i == keep && res > lanczosTol && res > (floor-theta)/4 {
-			return nil, nil, false
+		res := resid(ys[i], theta)
+		if i < keep {
+			if !full && res > lanczosTol/4 {
+				return ritzResult{res: res}
+			}
+			r.theta = append(r.theta, theta)
+			r.y = append(r.y, ys[i])
+			r.bound = append(r.bound, res)
+			r.res = max(r.res, res)
+		} else if res > lanczosTol && res > (floor-theta)/4 {
+			return ritzResult{res: r.res}
 		}
 	}
-	// Ritz vectors x = Q y, orthonormalized, then checked on the operator.
-	n := len(q[0])
-	th := make([]float64, 0, keep)
-	vs := make([][]float64, 0, keep)
-	w := make([]float64, n)
-	for i := 0; i < keep; i++ {
-		x := make([]float64, n)
-		for j, yj := range ys[i] {
-			if yj != 0 {
-				axpy(x, yj, q[j])
+	if full {
+		// The basis spans the whole complement: T's eigenpairs are exact to
+		// rounding whatever bLast is.
+		for i := range r.bound {
+			r.bound[i] = tridiagResidual(alpha, beta[:k-1], r.y[i], r.theta[i]) + lost
+		}
+	}
+	return r
+}
+
+// ritzVectors forms the Ritz vectors X = Y Q of a converged check, checks
+// that they are orthonormal and orthogonal to locked (repairing them if
+// not), and checks the residual bounds on the operator with one random
+// combination. The team forms X by row ranges, with the partial Gram
+// matrices and the combination.
+func ritzVectors(c *component, t *team, q, locked *vecs, r ritzResult) ([]float64, *vecs, bool) {
+	n, k, keep, nl := q.n, q.len(), len(r.theta), locked.len()
+	x := &vecs{n: n, data: make([]float64, keep*n)}
+	if keep == 0 {
+		return nil, x, true
+	}
+	// A fixed pseudo-random combination for the check below.
+	g := make([]float64, keep)
+	allowed := 1e-12
+	for i := range g {
+		g[i] = 1 + 0.5*math.Sin(float64(3*i+1))
+		allowed += math.Abs(g[i]) * r.bound[i]
+	}
+	z := make([]float64, n)
+	width := keep*keep + keep*nl
+	partial := make([]float64, t.parts()*width)
+	t.run(func(p, lo, hi int) {
+		if lo == hi {
+			return
+		}
+		qp := blas64.General{Rows: k, Cols: hi - lo, Stride: n, Data: q.data[lo:]}
+		for i, y := range r.y {
+			blas64.Gemv(blas.Trans, 1, qp, vector(y), 0, vector(x.row(i)[lo:hi]))
+		}
+		gram := partial[p*width : (p+1)*width]
+		for i := 0; i < keep; i++ {
+			xi := x.row(i)[lo:hi]
+			for j := 0; j <= i; j++ {
+				gram[i*keep+j] = dot(xi, x.row(j)[lo:hi])
+			}
+			for j := 0; j < nl; j++ {
+				gram[keep*keep+i*nl+j] = dot(xi, locked.row(j)[lo:hi])
+			}
+			axpy(z[lo:hi], g[i], xi)
+		}
+	})
+	gram := partial[:width]
+	for p := 1; p < t.parts(); p++ {
+		floats.Add(gram, partial[p*width:(p+1)*width])
+	}
+	h := make([]float64, max(keep, nl))
+	if !nearlyOrthonormal(gram, keep) {
+		// Not expected (Q is orthonormal to about 1e-14): repair, and give
+		// up when the vectors were far from orthonormal.
+		for i := 0; i < keep; i++ {
+			prev := &vecs{n: n, data: x.data[:i*n]}
+			if f := orthonormalize(x.row(i), h, locked, prev); math.Abs(f-1) > 1e-8 {
+				return nil, nil, false
 			}
 		}
-		if !orthonormalize(x, locked, vs) {
-			return nil, nil, false
+		clear(z)
+		for i := range g {
+			axpy(z, g[i], x.row(i))
 		}
-		c.mulPnrm(w, x)
-		project(w, locked)
-		theta := dot(x, w)
-		axpy(w, -theta, x)
-		if math.Sqrt(dot(w, w)) > lanczosTol && !full {
-			return nil, nil, false
-		}
-		th = append(th, theta)
-		vs = append(vs, x)
 	}
-	return th, vs, true
+	// Freivalds-style check: ‖P_nrm z − X Θ g‖ within the bounds, in the
+	// complement of locked.
+	pz := make([]float64, n)
+	c.mulPnrm(pz, z)
+	project(pz, h, locked)
+	for i := range g {
+		axpy(pz, -g[i]*r.theta[i], x.row(i))
+	}
+	if norm(pz) > allowed {
+		return nil, nil, false
+	}
+	return r.theta, x, true
+}
+
+// nearlyOrthonormal reports whether the inner products gram (the lower
+// triangle of X Xᵀ, keep×keep row-major, then X Lᵀ) are those of
+// orthonormal rows orthogonal to L, to 1e-10 each.
+func nearlyOrthonormal(gram []float64, keep int) bool {
+	const tol = 1e-10
+	for i := 0; i < keep; i++ {
+		for j := 0; j <= i; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(gram[i*keep+j]-want) > tol {
+				return false
+			}
+		}
+	}
+	for _, v := range gram[keep*keep:] {
+		if math.Abs(v) > tol {
+			return false
+		}
+	}
+	return true
+}
+
+// tridiagResidual returns ‖T y − θ y‖ for the tridiagonal T (a, b).
+func tridiagResidual(a, b, y []float64, theta float64) float64 {
+	k := len(a)
+	s := 0.0
+	for i := 0; i < k; i++ {
+		t := (a[i] - theta) * y[i]
+		if i > 0 {
+			t += b[i-1] * y[i-1]
+		}
+		if i+1 < k {
+			t += b[i] * y[i+1]
+		}
+		s += t * t
+	}
+	return math.Sqrt(s)
 }
 
 // tridiagVectors returns unit eigenvectors of the symmetric tridiagonal
@@ -297,36 +626,6 @@ func inverseIteration(a, b []float64, theta float64, seed int, others [][]float6
 	return y
 }
 
-// orthonormalize makes v orthogonal to every vector of the sets (two passes
-// of classical Gram–Schmidt) and normalizes it. It reports false when v was
-// (numerically) in their span.
-func orthonormalize(v []float64, sets ...[][]float64) bool {
-	n0 := math.Sqrt(dot(v, v))
-	if n0 == 0 {
-		return false
-	}
-	for pass := 0; pass < 2; pass++ {
-		for _, set := range sets {
-			for _, u := range set {
-				axpy(v, -dot(u, v), u)
-			}
-		}
-	}
-	nv := math.Sqrt(dot(v, v))
-	if nv <= 1e-8*n0 {
-		return false
-	}
-	scale(v, 1/nv)
-	return true
-}
-
-// project removes from w its components along the orthonormal vectors set.
-func project(w []float64, set [][]float64) {
-	for _, u := range set {
-		axpy(w, -dot(u, w), u)
-	}
-}
-
 func randomUnit(rng *rand.Rand, n int) []float64 {
 	v := make([]float64, n)
 	for i := range v {
@@ -335,10 +634,12 @@ func randomUnit(rng *rand.Rand, n int) []float64 {
 	return v
 }
 
-// dot and axpy use gonum's assembly kernels.
+// dot, axpy and norm use gonum's assembly kernels.
 func dot(x, y []float64) float64 { return floats.Dot(x, y) }
 
 func axpy(y []float64, a float64, x []float64) { floats.AddScaled(y, a, x) }
+
+func norm(x []float64) float64 { return math.Sqrt(floats.Dot(x, x)) }
 
 func scale(x []float64, a float64) {
 	for i := range x {
