@@ -1,6 +1,11 @@
 package clear
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
 
 // assigner computes the lifting permutations (step 4): every observation of
 // a view is assigned to one pivot (item), each item taking at most one
@@ -15,18 +20,51 @@ type assigner struct {
 	compOf  []int
 	localOf []int
 	closed  []bool // per item, reset after each view
+	// pivRows[c] holds the rows of component c's pivots, in the order of
+	// piv.byComp[c], as a block for one matrix–vector product per row.
+	pivRows [][]float64
+	ip      []float64
+	keys    []int64
+}
+
+func newAssigner(emb []embedding, piv *pivots, compOf, localOf []int, m int) *assigner {
+	a := &assigner{emb: emb, piv: piv, compOf: compOf, localOf: localOf, closed: make([]bool, m), pivRows: make([][]float64, len(emb))}
+	most := 0
+	for c, own := range piv.byComp {
+		e := &emb[c]
+		block := make([]float64, 0, len(own)*e.d)
+		for _, k := range own {
+			block = append(block, e.row(piv.local[k])...)
+		}
+		a.pivRows[c] = block
+		most = max(most, len(own))
+	}
+	a.ip, a.keys = make([]float64, most), make([]int64, most)
+	return a
 }
 
 var oneKey = tieKey(1)
 
-// cost returns the tie key of row g's cost for its own component's pivot k.
-func (a *assigner) cost(g, k int) int64 {
-	e := &a.emb[a.compOf[g]]
-	li := a.localOf[g]
-	if e.zero[li] {
-		return oneKey
+// costs returns the tie keys of row g's costs 1 − ⟨u_g, u'_k⟩ for the pivots
+// k of its own component, in the order of piv.byComp. The slice is reused
+// by the next call.
+func (a *assigner) costs(g int) []int64 {
+	c := a.compOf[g]
+	e := &a.emb[c]
+	nk := len(a.piv.byComp[c])
+	keys := a.keys[:nk]
+	if li := a.localOf[g]; e.zero[li] || nk == 0 {
+		for j := range keys {
+			keys[j] = oneKey
+		}
+	} else {
+		ip := a.ip[:nk]
+		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: nk, Cols: e.d, Stride: e.d, Data: a.pivRows[c]}, vector(e.row(li)), 0, vector(ip))
+		for j, v := range ip {
+			keys[j] = tieKey(1 - v)
+		}
 	}
-	return tieKey(1 - dot(e.row(li), e.row(a.piv.local[k])))
+	return keys
 }
 
 // lowestOpenForeign returns the lowest open item that is not a pivot of
@@ -65,11 +103,12 @@ func (a *assigner) greedy(rows []int, col []int) {
 		for r, g := range rows {
 			c := a.compOf[g]
 			w := want{key: oneKey, item: a.lowestOpenForeign(c)}
-			for _, k := range a.piv.byComp[c] {
+			for j, key := range a.costs(g) {
+				k := a.piv.byComp[c][j]
 				if a.closed[k] {
 					continue
 				}
-				if v := (want{key: a.cost(g, k), item: k}); w.item < 0 || v.less(w) {
+				if v := (want{key: key, item: k}); w.item < 0 || v.less(w) {
 					w = v
 				}
 			}
@@ -125,8 +164,8 @@ func (a *assigner) hungarian(rows []int, col []int) {
 		nr, nc := len(gr), len(own)+len(gr)
 		cost := make([]float64, nr*nc)
 		for r, g := range gr {
-			for j, k := range own {
-				cost[r*nc+j] = float64(a.cost(g, k))
+			for j, key := range a.costs(g) {
+				cost[r*nc+j] = float64(key)
 			}
 			for j := len(own); j < nc; j++ {
 				cost[r*nc+j] = float64(oneKey)

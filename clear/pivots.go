@@ -4,6 +4,9 @@ import (
 	"container/heap"
 	"errors"
 	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // zeroRowNorm is the norm below which a row of U counts as zero. A row is
@@ -99,6 +102,11 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 		}
 	}
 	heap.Init(h)
+	largest := 0
+	for ci := range emb {
+		largest = max(largest, len(emb[ci].verts))
+	}
+	ipBuf := make([]float64, largest) // inner products with the new pivot
 	p := &pivots{byComp: make([][]int, len(emb))}
 	for len(p.comp) < m {
 		if h.Len() == 0 {
@@ -112,10 +120,11 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 		e := &emb[ci]
 		s := &st[ci]
 		s.eligible[b.local] = false
-		pr := e.row(b.local)
+		ip := ipBuf[:len(e.verts)]
+		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: len(e.verts), Cols: e.d, Stride: e.d, Data: e.rows}, vector(e.row(b.local)), 0, vector(ip))
 		for i, ok := range s.eligible {
 			if ok {
-				s.sum[i] += math.Abs(dot(e.row(i), pr))
+				s.sum[i] += math.Abs(ip[i])
 			}
 		}
 		if nb, ok := best(ci); ok {

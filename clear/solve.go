@@ -255,7 +255,7 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 			compOf[v], localOf[v] = ci, li
 		}
 	}
-	a := assigner{emb: emb, piv: piv, compOf: compOf, localOf: localOf, closed: make([]bool, m)}
+	a := newAssigner(emb, piv, compOf, localOf, m)
 	col := make([]int, l)
 	for v := range p.ViewSizes {
 		rows := make([]int, 0, vi.offsets[v+1]-vi.offsets[v])
