@@ -478,3 +478,53 @@ func TestUniverseSizeGiven(t *testing.T) {
 		}
 	}
 }
+
+func TestGraphOrderIndependent(t *testing.T) {
+	// The graph, and so the result, must not depend on the order in which
+	// associations are listed: a natural order takes buildGraph's one-sort
+	// path, a shuffled one its two-sort path. Both-order listings and
+	// weights go through the merge.
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		name     string
+		weighted bool
+		both     bool
+	}{{"binary", false, false}, {"weighted", true, false}, {"both-orders", true, true}} {
+		p := Synthesize(SynthConfig{Items: 20, Views: 12, ObsRatio: 0.7, Mismatch: 0.15, Seed: 9}).Problem
+		if tc.weighted {
+			for k := range p.Associations {
+				p.Associations[k].W = 0.25 + 0.75*rng.Float64()
+			}
+		}
+		if tc.both {
+			for k, a := range p.Associations {
+				if k%3 == 0 {
+					p.Associations = append(p.Associations, Association{A: a.B, B: a.A, W: 0.5})
+				}
+			}
+		}
+		shuffled := &Problem{ViewSizes: p.ViewSizes, Associations: slices.Clone(p.Associations)}
+		rng.Shuffle(len(shuffled.Associations), func(i, j int) {
+			shuffled.Associations[i], shuffled.Associations[j] = shuffled.Associations[j], shuffled.Associations[i]
+		})
+		vi := newViewIndex(p.ViewSizes)
+		g1, _, err1 := buildGraph(p, vi)
+		g2, _, err2 := buildGraph(shuffled, vi)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: %v, %v", tc.name, err1, err2)
+		}
+		if !slices.Equal(g1.rowPtr, g2.rowPtr) || !slices.Equal(g1.col, g2.col) || !slices.Equal(g1.deg, g2.deg) {
+			t.Fatalf("%s: graphs differ with the order of the associations", tc.name)
+		}
+		for k := range g1.col {
+			if g1.weight(k) != g2.weight(k) {
+				t.Fatalf("%s: weight %d: %v vs %v", tc.name, k, g1.weight(k), g2.weight(k))
+			}
+		}
+		r1, err1 := Solve(p, nil)
+		r2, err2 := Solve(shuffled, nil)
+		if err1 != nil || err2 != nil || !slices.Equal(r1.Item, r2.Item) {
+			t.Fatalf("%s: results differ with the order of the associations (%v, %v)", tc.name, err1, err2)
+		}
+	}
+}

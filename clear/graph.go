@@ -51,9 +51,9 @@ func (g *graph) weight(k int) float64 {
 // twice is an error, reported for the later of the two.
 //
 // Every association gives two half-entries, (A, B) and (B, A). They are
-// placed by two counting sorts, first by column and then by row, so each row
-// comes out ordered by column and, within a column, by association, with no
-// comparison sort.
+// placed in their rows by a counting sort and, unless that already left
+// every row sorted, a second one, so each row comes out ordered by column
+// and, within a column, by association, with no comparison sort.
 func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 	n := vi.numObs()
 	as := p.Associations
@@ -83,36 +83,43 @@ func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 		start[i+1] += start[i]
 	}
 	m := start[n]
-	// First sort, by column: each half-entry is packed as row<<32 | tag,
-	// where the tag is its association k as k<<1 | 1 when the row is the
-	// association's A (one array, so each placement touches one cache line).
+	// Place each half-entry in its row, packed as col<<32 | tag, where the
+	// tag is its association k as k<<1 | 1 when the row is the
+	// association's A (one array, so each placement touches one cache
+	// line). Rows then follow the order of the associations.
 	next := make([]int, n)
 	copy(next, start[:n])
-	byColBuf := takeHalves(m)
-	defer halfPool.Put(byColBuf)
-	byCol := *byColBuf
+	firstBuf := takeHalves(m)
+	defer halfPool.Put(firstBuf)
+	byRow := *firstBuf
 	for k, a := range as {
 		if viewOf[a.A] == viewOf[a.B] {
 			continue
 		}
 		t := uint64(k) << 1
-		byCol[next[a.B]] = uint64(a.A)<<32 | t | 1
-		next[a.B]++
-		byCol[next[a.A]] = uint64(a.B)<<32 | t
+		byRow[next[a.A]] = uint64(a.B)<<32 | t | 1
 		next[a.A]++
+		byRow[next[a.B]] = uint64(a.A)<<32 | t
+		next[a.B]++
 	}
-	// Second sort, by row, scanning columns in increasing order: rows then
-	// hold col<<32 | tag, sorted by column. Merging them below writes col.
-	copy(next, start[:n])
-	byRowBuf := takeHalves(m)
-	defer halfPool.Put(byRowBuf)
-	byRow := *byRowBuf
-	for c := 0; c < n; c++ {
-		for _, h := range byCol[start[c]:start[c+1]] {
-			r := h >> 32
-			byRow[next[r]] = uint64(c)<<32 | h&0xffffffff
-			next[r]++
+	// Associations listed in a natural order (by view pair, or by first
+	// observation) leave every row sorted by column already. Otherwise one
+	// counting sort fixes all rows: scanning rows in increasing order and
+	// placing each entry (r, c) in row c as (c, r) yields rows sorted by
+	// column, because the entries are symmetric; the tag's side bit flips.
+	if !rowsSorted(byRow, start) {
+		copy(next, start[:n])
+		secondBuf := takeHalves(m)
+		defer halfPool.Put(secondBuf)
+		sorted := *secondBuf
+		for r := 0; r < n; r++ {
+			for _, h := range byRow[start[r]:start[r+1]] {
+				c := h >> 32
+				sorted[next[c]] = uint64(r)<<32 | (h^1)&0xffffffff
+				next[c]++
+			}
 		}
+		byRow = sorted
 	}
 
 	// Merge the entries of each (row, column): one listing of an
@@ -181,6 +188,20 @@ func buildGraph(p *Problem, vi viewIndex) (g *graph, dropped int, err error) {
 	}
 	g.col = col[:out:out]
 	return g, dropped, nil
+}
+
+// rowsSorted reports whether every row of packed col<<32 | tag entries is
+// in non-decreasing column order.
+func rowsSorted(rows []uint64, start []int) bool {
+	for r := 0; r+1 < len(start); r++ {
+		row := rows[start[r]:start[r+1]]
+		for i := 1; i < len(row); i++ {
+			if row[i]>>32 < row[i-1]>>32 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // components labels the connected components of g by breadth-first search,
