@@ -384,6 +384,22 @@ type ritzResult struct {
 // lost, where lost is what breakdowns discarded.
 func ritzCheck(alpha, beta []float64, bLast, floor float64, want int, full bool, lost float64) ritzResult {
 	k := len(alpha)
+	resid := func(y []float64, theta float64) float64 {
+		return math.Abs(bLast*y[k-1]) + tridiagResidual(alpha, beta[:k-1], y, theta) + lost
+	}
+	if !full {
+		// Cheap pre-test, before computing all Ritz values: a Sturm count
+		// tells how many lie above the floor, and bisection gives the
+		// lowest wanted one, whose pair converges last.
+		keep := max(k-sturmBelow(alpha, beta[:k-1], floor), min(want, k))
+		if keep > 0 {
+			theta := tridiagEigenvalue(alpha, beta[:k-1], k-keep)
+			y := inverseIteration(alpha, beta[:k-1], theta, 0, nil, newTridiagWork(k))
+			if res := resid(y, theta); res > lanczosTol/4 {
+				return ritzResult{res: res}
+			}
+		}
+	}
 	d := append([]float64(nil), alpha...)
 	e := append([]float64(nil), beta[:k-1]...)
 	if !(lapackImpl{}).Dsterf(k, d, e) {
@@ -398,16 +414,6 @@ func ritzCheck(alpha, beta []float64, bLast, floor float64, want int, full bool,
 	need := keep
 	if keep < k && !full {
 		need++ // the witness
-	}
-	resid := func(y []float64, theta float64) float64 {
-		return math.Abs(bLast*y[k-1]) + tridiagResidual(alpha, beta[:k-1], y, theta) + lost
-	}
-	if !full && keep > 0 {
-		// Cheap pre-test: the lowest wanted Ritz pair converges last.
-		y := inverseIteration(alpha, beta[:k-1], d[k-keep], 0, nil, newTridiagWork(k))
-		if res := resid(y, d[k-keep]); res > lanczosTol/4 {
-			return ritzResult{res: res}
-		}
 	}
 	ys := tridiagVectors(alpha, beta[:k-1], d, need)
 	r := ritzResult{done: true}
@@ -532,6 +538,59 @@ func nearlyOrthonormal(gram []float64, keep int) bool {
 		}
 	}
 	return true
+}
+
+// sturmBelow returns how many eigenvalues of the symmetric tridiagonal
+// matrix (diagonal a, off-diagonal b) are smaller than x, from the signs of
+// the pivots of T − xI (Sturm sequence, with LAPACK's guard against zero
+// pivots).
+func sturmBelow(a, b []float64, x float64) int {
+	const pivmin = 1e-290
+	count := 0
+	d := 1.0
+	for i, ai := range a {
+		t := ai - x
+		if i > 0 {
+			t -= b[i-1] * b[i-1] / d
+		}
+		if math.Abs(t) < pivmin {
+			t = -pivmin
+		}
+		if t < 0 {
+			count++
+		}
+		d = t
+	}
+	return count
+}
+
+// tridiagEigenvalue returns the eigenvalue of index j (0-based, ascending)
+// of the symmetric tridiagonal matrix (a, b), by bisection on Sturm counts
+// to full precision.
+func tridiagEigenvalue(a, b []float64, j int) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, ai := range a { // Gershgorin bounds
+		r := 0.0
+		if i > 0 {
+			r += math.Abs(b[i-1])
+		}
+		if i < len(b) {
+			r += math.Abs(b[i])
+		}
+		lo, hi = min(lo, ai-r), max(hi, ai+r)
+	}
+	for it := 0; it < 128; it++ {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi || hi-lo <= 4e-16*max(math.Abs(lo), math.Abs(hi)) {
+			break
+		}
+		if sturmBelow(a, b, mid) <= j {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo + (hi-lo)/2
 }
 
 // tridiagResidual returns ‖T y − θ y‖ for the tridiagonal T (a, b).
