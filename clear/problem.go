@@ -138,6 +138,11 @@ func (p *Problem) validate() (viewIndex, error) {
 	vi := newViewIndex(p.ViewSizes)
 	l := vi.numObs()
 	for k, as := range p.Associations {
+		// The fast test admits exactly what checkAssociation admits (NaN
+		// fails both comparisons); the slow one names the problem.
+		if uint(as.A) < uint(l) && uint(as.B) < uint(l) && as.W >= 0 && as.W <= 1 {
+			continue
+		}
 		if err := checkAssociation(as, l); err != nil {
 			return vi, &InputError{Index: k, Err: err}
 		}
