@@ -168,7 +168,7 @@ func TestIterativeSubspaceMatchesDense(t *testing.T) {
 			c := testComponent(g, mem)
 			ds := denseSpectrum(c, nil)
 			k := ds.count(DefaultThreshold)
-			th, vs, ok := topEigen(c, 1-DefaultThreshold-1e-6, 0, 1)
+			th, vs, ok := topEigen(c, newTeamParts(c, 1, 1), 1-DefaultThreshold-1e-6, 0, 1)
 			if !ok {
 				t.Fatalf("%+v: iterative solver failed on a component of %d", cfg, len(mem))
 			}
@@ -525,6 +525,61 @@ func TestGraphOrderIndependent(t *testing.T) {
 		r2, err2 := Solve(shuffled, nil)
 		if err1 != nil || err2 != nil || !slices.Equal(r1.Item, r2.Item) {
 			t.Fatalf("%s: results differ with the order of the associations (%v, %v)", tc.name, err1, err2)
+		}
+	}
+}
+
+func TestTeamMatchesSerial(t *testing.T) {
+	// The iterative solver splits a large component's rows between
+	// goroutines. The parts fix the arithmetic, so the number of workers
+	// must not change a single bit; a different split changes only
+	// rounding, and every split must agree with the dense decomposition.
+	p := Synthesize(SynthConfig{Items: 12, Views: 40, ObsRatio: 1, Mismatch: 0.1, Seed: 11}).Problem
+	g, _, err := buildGraph(p, newViewIndex(p.ViewSizes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, members := g.components()
+	if len(members) != 1 {
+		t.Fatalf("want one component, got %d", len(members))
+	}
+	c := testComponent(g, members[0])
+	n := c.size()
+	ds := denseSpectrum(c, nil)
+	k := ds.count(DefaultThreshold)
+	pd := projector(ds.vectors, n, n, k)
+	type out struct {
+		theta []float64
+		vecs  [][]float64
+	}
+	run := func(parts, workers int) out {
+		tm := newTeamParts(c, parts, workers)
+		defer tm.close()
+		th, vs, ok := topEigen(c, tm, 1-DefaultThreshold-1e-6, 0, 1)
+		if !ok {
+			t.Fatalf("parts %d, workers %d: iterative solver failed", parts, workers)
+		}
+		return out{th, vs}
+	}
+	for _, tc := range []struct{ parts, workers int }{{1, 1}, {2, 1}, {2, 2}, {3, 2}, {3, 3}} {
+		o := run(tc.parts, tc.workers)
+		is := spectrumFromTop(o.theta, o.vecs, n)
+		if got := is.count(DefaultThreshold); got != k {
+			t.Fatalf("%+v: count %d, dense %d", tc, got, k)
+		}
+		pi := projector(is.vectors, n, len(is.values), k)
+		for i := range pd {
+			if math.Abs(pd[i]-pi[i]) > 1e-8 {
+				t.Fatalf("%+v: projectors differ by %g", tc, math.Abs(pd[i]-pi[i]))
+			}
+		}
+		if tc.workers > 1 {
+			ref := run(tc.parts, 1)
+			for j := range ref.theta {
+				if o.theta[j] != ref.theta[j] || !slices.Equal(o.vecs[j], ref.vecs[j]) {
+					t.Fatalf("%+v: result differs from the same parts on one worker", tc)
+				}
+			}
 		}
 	}
 }

@@ -150,15 +150,13 @@ var basisPool = sync.Pool{New: func() any { return new([]float64) }}
 // topEigen returns eigenpairs of c's P_nrm, by decreasing eigenvalue θ: all
 // with θ > floor, and at least the nmin largest (fewer only when the
 // component is smaller). ok is false when a run did not converge or failed
-// its check.
-func topEigen(c *component, floor float64, nmin int, seed uint64) ([]float64, [][]float64, bool) {
+// its check. The team t splits the work on c.
+func topEigen(c *component, t *team, floor float64, nmin int, seed uint64) ([]float64, [][]float64, bool) {
 	n := c.size()
 	nmin = min(nmin, n)
 	rng := rand.New(rand.NewPCG(seed, uint64(c.verts[0])))
 	buf := basisPool.Get().(*[]float64)
 	defer basisPool.Put(buf)
-	t := newTeam(c)
-	defer t.close()
 	var theta []float64
 	locked := &vecs{n: n}
 	verified := false // a run found nothing more above the floor

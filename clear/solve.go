@@ -196,7 +196,9 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 			specs[ci] = denseSpectrum(c, sl)
 			return
 		}
-		th, vs, ok := topEigen(c, floor, nmin, o.Seed)
+		t := newTeam(c)
+		th, vs, ok := topEigen(c, t, floor, nmin, o.Seed)
+		t.close()
 		if !ok {
 			res.DenseFallbacks++
 			specs[ci] = denseSpectrum(c, sl)

@@ -29,18 +29,24 @@ type team struct {
 // is split: below it a phase is too short to gain from a second core.
 const teamMinWork = 1 << 16
 
-var teamParts = 2
+// teamMaxParts is the largest number of parts. Two match the development
+// machine's two cores; four parts were slower there (smaller BLAS calls),
+// and the number is fixed rather than taken from the machine so that the
+// arithmetic is the same everywhere.
+const teamMaxParts = 2
 
-// newTeam returns a team for c with up to 4 parts, balanced by stored
-// entries, and up to GOMAXPROCS workers. A small component gets one part,
-// which runs on the calling goroutine.
+// newTeam returns a team for c with up to teamMaxParts parts and up to
+// GOMAXPROCS workers. A small component gets one part, which runs on the
+// calling goroutine. The caller must close the team.
 func newTeam(c *component) *team {
 	n := c.size()
 	work := c.rowPtr[n] + n
-	parts := max(1, min(teamParts, work/teamMinWork))
+	parts := max(1, min(teamMaxParts, work/teamMinWork))
 	return newTeamParts(c, parts, min(parts, runtime.GOMAXPROCS(0)))
 }
 
+// newTeamParts returns a team for c with the given numbers of parts,
+// balanced by stored entries, and of workers (at most parts).
 func newTeamParts(c *component, parts, workers int) *team {
 	n := c.size()
 	work := c.rowPtr[n] + n
