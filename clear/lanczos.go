@@ -679,6 +679,12 @@ func inverseIteration(a, b []float64, theta float64, seed int, others [][]float6
 		}
 		scale(y, 1/nrm)
 		it++
+		// The residual of y for the shift is 1/nrm: once that is at the
+		// rounding level, further iterations change nothing (LAPACK's dstein
+		// stops likewise). Two at least, to clean the start vector.
+		if it >= 2 && nrm*eps >= 1.0/64 {
+			break
+		}
 	}
 	return y
 }
