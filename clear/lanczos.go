@@ -288,7 +288,7 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 	}
 
 	t.run(prepare)
-	sched := checkSchedule{next: min(avail, max(8, 2*(want+1)))}
+	sched := checkSchedule{next: min(avail, max(4, 2*(want+1)))}
 	for {
 		// w = P_nrm q_k and its coefficients along the basis, q_k included
 		// (that coefficient is α_k).
