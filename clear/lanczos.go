@@ -280,10 +280,12 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 		c.prepare(row, lo, hi)
 	}
 	prepare := func(p, lo, hi int) { c.prepare(q.row(k), lo, hi) }
-	all := func() { // reduce every coefficient in use and the norm
-		copy(sum, partial[:width])
-		for p := 1; p < np; p++ {
-			floats.Add(sum, partial[p*width:(p+1)*width])
+	all := func() { // reduce the coefficients in use and the norm, in part order
+		for _, r := range [][2]int{{0, k + 1}, {avail + 1, avail + 1 + nl}, {width - 1, width}} {
+			copy(sum[r[0]:r[1]], partial[r[0]:r[1]])
+			for p := 1; p < np; p++ {
+				floats.Add(sum[r[0]:r[1]], partial[p*width+r[0]:p*width+r[1]])
+			}
 		}
 	}
 
