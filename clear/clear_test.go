@@ -583,3 +583,54 @@ func TestTeamMatchesSerial(t *testing.T) {
 		}
 	}
 }
+
+func TestIterativeCountsOnLargerComponents(t *testing.T) {
+	// Components beyond exactMax take the probabilistic path (two empty
+	// runs from fresh random vectors). Compare its count and partition
+	// with the dense path on random near-clique problems and on symmetric
+	// ones, whose eigenvalues above the floor are multiple.
+	rng := rand.New(rand.NewPCG(21, 22))
+	runs := 150
+	if testing.Short() {
+		runs = 30
+	}
+	for it := 0; it < runs; it++ {
+		var p *Problem
+		if it%3 == 2 {
+			// k identical cliques of size s, clique i joined to clique i+1
+			// by one edge between corresponding members: a ring with
+			// rotational symmetry.
+			k, s := 3+rng.IntN(6), 3+rng.IntN(4)
+			p = &Problem{}
+			for v := 0; v < s; v++ {
+				p.AddView(k)
+			}
+			obs := func(clique, member int) int { return member*k + clique }
+			for c := 0; c < k; c++ {
+				for a := 0; a < s; a++ {
+					for b := a + 1; b < s; b++ {
+						p.Associations = append(p.Associations, Association{A: obs(c, a), B: obs(c, b)})
+					}
+				}
+				next := (c + 1) % k
+				p.Associations = append(p.Associations, Association{A: obs(c, 0), B: obs(next, 1)})
+			}
+		} else {
+			cfg := SynthConfig{Items: 4 + rng.IntN(10), Views: 6 + rng.IntN(10), ObsRatio: 0.5 + rng.Float64()/2, Mismatch: rng.Float64() * 0.3, Seed: rng.Uint64()}
+			p = Synthesize(cfg).Problem
+		}
+		d, err := Solve(p, &Options{Eigensolver: EigenDense})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, seed := range []uint64{1, 2} {
+			r, err := Solve(p, &Options{Eigensolver: EigenIterative, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.BelowThreshold != d.BelowThreshold || r.DenseFallbacks != 0 {
+				t.Fatalf("problem %d, seed %d: iterative counts %d (fallbacks %d), dense %d", it, seed, r.BelowThreshold, r.DenseFallbacks, d.BelowThreshold)
+			}
+		}
+	}
+}

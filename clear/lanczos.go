@@ -40,6 +40,9 @@ import (
 const (
 	lanczosTol = 1e-10
 	maxRuns    = 64
+	// exactMax: a run whose complement has at most this dimension spans
+	// all of it, so its Ritz values are the exact eigenvalues there.
+	exactMax = 32
 	// breakdownTol: a new Lanczos vector whose norm after orthogonalization
 	// is at most this is taken as zero (the Krylov space is invariant) and
 	// replaced by a random vector; the discarded norms enter the residual
@@ -157,9 +160,25 @@ func topEigen(c *component, t *team, floor float64, nmin int, seed uint64) ([]fl
 	rng := rand.New(rand.NewPCG(seed, uint64(c.verts[0])))
 	buf := basisPool.Get().(*[]float64)
 	defer basisPool.Put(buf)
-	var theta []float64
-	locked := &vecs{n: n}
-	verified := false // a run found nothing more above the floor
+	// The largest eigenpair is known exactly: θ = 1 with the eigenvector
+	// C^{1/2}·1 (L_nrm C^{1/2} 1 = C^{-1/2} (D − Ã) 1 = 0), simple because
+	// the component is connected. Locking it first means no run can miss
+	// it, whatever its start vector.
+	u0 := make([]float64, n)
+	for i, d := range c.diag { // d = 1/c_i
+		u0[i] = 1 / math.Sqrt(d)
+	}
+	scale(u0, 1/norm(u0))
+	theta := []float64{1}
+	locked := &vecs{n: n, data: u0}
+	// The result is verified when a run spanned the whole complement (its
+	// Ritz values are then exact), or when two consecutive runs, each from
+	// a fresh random vector, found nothing more above the floor. One short
+	// run can miss an eigenvalue whose eigenvector is nearly orthogonal to
+	// its start vector (fuzzing found such cases); two independent runs
+	// both missing it is far less likely.
+	verified := false
+	empty := 0
 	for run := 0; run < maxRuns && locked.len() < n; run++ {
 		// Anything in the complement above the smallest locked value (or the
 		// floor) belongs to the result as well.
@@ -168,16 +187,21 @@ func topEigen(c *component, t *team, floor float64, nmin int, seed uint64) ([]fl
 			lockFloor = min(lockFloor, t)
 		}
 		want := max(0, nmin-locked.len())
-		th, vs, good := lanczosRun(c, t, locked, lockFloor, want, rng, buf)
+		th, vs, exact, good := lanczosRun(c, t, locked, lockFloor, want, rng, buf)
 		if !good {
 			return nil, nil, false
 		}
+		theta = append(theta, th...)
+		locked.data = append(locked.data, vs.data...)
 		if len(th) == 0 {
+			empty++
+		} else {
+			empty = 0
+		}
+		if exact || empty == 2 {
 			verified = true // nothing else above the floor
 			break
 		}
-		theta = append(theta, th...)
-		locked.data = append(locked.data, vs.data...)
 	}
 	if !verified && locked.len() < n {
 		return nil, nil, false // runs exhausted: let the caller decompose densely
@@ -210,7 +234,7 @@ func topEigen(c *component, t *team, floor float64, nmin int, seed uint64) ([]fl
 // the partial Gram–Schmidt coefficients Qᵀw, Lᵀw and ‖w‖²; subtract
 // Q h + L hl with the partial ‖w‖². A second Gram–Schmidt pass repeats the
 // last two. buf is storage for the basis, reused (and grown) across runs.
-func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rng *rand.Rand, buf *[]float64) ([]float64, *vecs, bool) {
+func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rng *rand.Rand, buf *[]float64) (theta []float64, x *vecs, exact, ok bool) {
 	n := c.size()
 	nl := locked.len()
 	avail := n - nl
@@ -290,7 +314,10 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 	}
 
 	t.run(prepare)
-	sched := checkSchedule{next: min(avail, max(4, 2*(want+1)))}
+	sched := checkSchedule{next: min(avail, max(8, 2*(want+1)))}
+	if avail <= exactMax {
+		sched.next = avail // small: span the whole complement, exactly
+	}
 	for {
 		// w = P_nrm q_k and its coefficients along the basis, q_k included
 		// (that coefficient is α_k).
@@ -317,10 +344,11 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 		if full || steps >= sched.next {
 			r := ritzCheck(alpha, beta, b, floor, want, full, math.Sqrt(discarded))
 			if r.done {
-				return ritzVectors(c, t, q, locked, r)
+				theta, x, ok = ritzVectors(c, t, q, locked, r)
+				return theta, x, full, ok
 			}
 			if full {
-				return nil, nil, false
+				return nil, nil, false, false
 			}
 			sched.update(steps, r.res, avail)
 		}
