@@ -46,7 +46,7 @@
 // pivot of another component is exactly 1. Components of up to DenseMax
 // observations are decomposed densely (cyclic Jacobi when tiny, gonum's
 // EigenSym otherwise); larger ones by a Lanczos solver with full
-// reorthogonalization, locking and a verification restart, which finds only
+// reorthogonalization, locking and verification restarts, which finds only
 // the eigenpairs CLEAR needs (see lanczos.go). EigenDense forces the dense
 // path everywhere; tests check that both give the same universe size and
 // partition.
@@ -60,6 +60,9 @@
 // depend on rounding noise. The reference code compares raw floating-point
 // values instead; on generic inputs the two agree.
 //
-// The package is pure Go (no cgo), synchronous, and deterministic: equal
-// input and options give equal output.
+// The package is pure Go (no cgo) and deterministic: equal input and
+// options give equal output, on any number of cores. Solve returns only
+// when all its work is done; the iterative solver splits the rows of a
+// large component between two goroutines (team.go), in parts that depend
+// only on the component, so the arithmetic is the same everywhere.
 package clear

@@ -37,12 +37,12 @@ type Eigensolver int
 
 const (
 	// EigenAuto decomposes components up to DenseMax observations densely
-	// and larger ones with the iterative block Lanczos solver.
+	// and larger ones with the iterative Lanczos solver.
 	EigenAuto Eigensolver = iota
 	// EigenDense decomposes every component densely (all eigenpairs). It is
 	// the reference path: slow for large components, exact to rounding.
 	EigenDense
-	// EigenIterative uses the block Lanczos solver for every component with
+	// EigenIterative uses the Lanczos solver for every component with
 	// more than two observations (for testing it against EigenDense).
 	EigenIterative
 )
