@@ -1,7 +1,6 @@
 package clear
 
 import (
-	"container/heap"
 	"errors"
 	"math"
 
@@ -101,7 +100,7 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 			*h = append(*h, b)
 		}
 	}
-	heap.Init(h)
+	h.init()
 	largest := 0
 	for ci := range emb {
 		largest = max(largest, len(emb[ci].verts))
@@ -109,10 +108,10 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 	ipBuf := make([]float64, largest) // inner products with the new pivot
 	p := &pivots{byComp: make([][]int, len(emb))}
 	for len(p.comp) < m {
-		if h.Len() == 0 {
+		if len(*h) == 0 {
 			return nil, errors.New("clear: internal error: fewer pivot candidates than the universe size")
 		}
-		b := heap.Pop(h).(cand)
+		b := h.pop()
 		ci := b.comp
 		p.byComp[ci] = append(p.byComp[ci], len(p.comp))
 		p.comp = append(p.comp, ci)
@@ -128,7 +127,7 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 			}
 		}
 		if nb, ok := best(ci); ok {
-			heap.Push(h, nb)
+			h.push(nb)
 		}
 	}
 	return p, nil
@@ -141,20 +140,65 @@ type cand struct {
 	local int
 }
 
+// candHeap is a binary min-heap of candidates ordered by (key, row), a
+// total order (rows are distinct), so the pop order is fully determined.
+// It is typed rather than container/heap's, which boxes every element.
 type candHeap []cand
 
-func (h candHeap) Len() int { return len(h) }
-func (h candHeap) Less(i, j int) bool {
+func (h candHeap) less(i, j int) bool {
 	if h[i].key != h[j].key {
 		return h[i].key < h[j].key
 	}
 	return h[i].row < h[j].row
 }
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *candHeap) Pop() any {
+
+func (h candHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *candHeap) push(c cand) {
+	*h = append(*h, c)
+	h.up(len(*h) - 1)
+}
+
+func (h *candHeap) pop() cand {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	top := old[0]
+	last := len(old) - 1
+	old[0] = old[last]
+	*h = old[:last]
+	h.down(0)
+	return top
+}
+
+func (h candHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h candHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && h.less(r, l) {
+			j = r
+		}
+		if !h.less(j, i) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
