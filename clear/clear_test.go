@@ -631,6 +631,9 @@ func TestIterativeCountsOnLargerComponents(t *testing.T) {
 			if r.BelowThreshold != d.BelowThreshold || r.DenseFallbacks != 0 {
 				t.Fatalf("problem %d, seed %d: iterative counts %d (fallbacks %d), dense %d", it, seed, r.BelowThreshold, r.DenseFallbacks, d.BelowThreshold)
 			}
+			if !slices.Equal(r.Item, d.Item) {
+				t.Fatalf("problem %d, seed %d: iterative and dense partitions differ", it, seed)
+			}
 		}
 	}
 }
