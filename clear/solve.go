@@ -196,9 +196,11 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 			specs[ci] = denseSpectrum(c, sl)
 			return
 		}
-		t := newTeam(c)
-		th, vs, ok := topEigen(c, t, floor, nmin, o.Seed)
-		t.close()
+		th, vs, ok := func() ([]float64, [][]float64, bool) {
+			t := newTeam(c)
+			defer t.close() // the helpers spin until closed
+			return topEigen(c, t, floor, nmin, o.Seed)
+		}()
 		if !ok {
 			res.DenseFallbacks++
 			specs[ci] = denseSpectrum(c, sl)
