@@ -637,3 +637,38 @@ func TestIterativeCountsOnLargerComponents(t *testing.T) {
 		}
 	}
 }
+
+func TestTeamWithEmptyParts(t *testing.T) {
+	// More parts than the rows can fill: some parts are empty, and the
+	// phases must skip them without disturbing the sums.
+	p := Synthesize(SynthConfig{Items: 3, Views: 5, ObsRatio: 1, Mismatch: 0.2, Seed: 3}).Problem
+	g, _, err := buildGraph(p, newViewIndex(p.ViewSizes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, members := g.components()
+	for _, mem := range members {
+		if len(mem) < 4 {
+			continue
+		}
+		c := testComponent(g, mem)
+		ds := denseSpectrum(c, nil)
+		want := ds.count(DefaultThreshold)
+		tm := newTeamParts(c, 2*len(mem), 2)
+		empty := 0
+		for q := 0; q < tm.parts(); q++ {
+			if tm.bounds[q] == tm.bounds[q+1] {
+				empty++
+			}
+		}
+		th, vs, ok := topEigen(c, tm, 1-DefaultThreshold-1e-6, 0, 1)
+		tm.close()
+		if !ok || empty == 0 {
+			t.Fatalf("component of %d: ok %v with %d empty parts", len(mem), ok, empty)
+		}
+		is := spectrumFromTop(th, vs, len(mem))
+		if got := is.count(DefaultThreshold); got != want {
+			t.Fatalf("component of %d: count %d, dense %d", len(mem), got, want)
+		}
+	}
+}
