@@ -324,7 +324,7 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 	}
 
 	t.run(prepare)
-	sched := checkSchedule{next: min(avail, max(8, 2*(want+1)))}
+	sched := checkSchedule{next: min(avail, max(4, 2*(want+1)))}
 	if avail <= exactMax {
 		sched.next = avail // small: span the whole complement, exactly
 	}
