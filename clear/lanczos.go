@@ -59,10 +59,10 @@ const (
 	// bounds. ‖P_nrm‖ ≤ 1, so this is relative.
 	breakdownTol = 1e-12
 	// reorthRatio: Gram–Schmidt is repeated when it left less than this
-	// fraction of the norm of P_nrm q_k: the DGKS criterion with 1/√2, as
-	// ARPACK uses (0.717). A laxer 1/64 was tried: on 12000 random
-	// problems 14 Ritz bases lost orthonormality beyond 1e-10 and 6
-	// components fell back to the dense solver; with 1/√2, none.
+	// fraction of the norm of what the three-term recurrence left: the
+	// DGKS criterion with 1/√2. (Measured against the norm of P_nrm q_k
+	// instead, a laxer 1/64 let 14 of 12000 random problems' Ritz bases
+	// lose orthonormality beyond 1e-10.)
 	reorthRatio = 0.7071
 )
 
@@ -270,14 +270,22 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 	q.push(v)
 
 	var (
-		k   int     // index of the newest basis vector q_k
-		mul bool    // gather computes w = P_nrm q_k first (not in a second pass)
-		inv float64 // 1/β, the scale of the next basis vector
+		k         int     // index of the newest basis vector q_k
+		threeTerm bool    // gather subtracts a3·q_k + b3·q_{k-1} first
+		a3, b3    float64 // α_k and β_{k-1} of the three-term recurrence
+		inv       float64 // 1/β, the scale of the next basis vector
 	)
 	sub := func(data []float64, lo, hi int) blas64.General {
 		return blas64.General{Rows: len(data) / n, Cols: hi - lo, Stride: n, Data: data[lo:]}
 	}
-	// gather computes a part's coefficients and squared norm of w.
+	// start computes a part's rows of w = P_nrm q_k and its share of
+	// α_k = q_kᵀ w.
+	start := func(p, lo, hi int) {
+		c.mulRows(w, q.row(k), lo, hi)
+		partial[p*width+width-1] = dot(q.row(k)[lo:hi], w[lo:hi])
+	}
+	// gather applies the three-term recurrence to a part's rows if asked,
+	// then computes their coefficients and squared norm.
 	gather := func(p, lo, hi int) {
 		out := partial[p*width : (p+1)*width]
 		if lo == hi {
@@ -285,8 +293,11 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 			return
 		}
 		wp := vector(w[lo:hi])
-		if mul {
-			c.mulRows(w, q.row(k), lo, hi)
+		if threeTerm {
+			axpy(w[lo:hi], -a3, q.row(k)[lo:hi])
+			if b3 != 0 {
+				axpy(w[lo:hi], -b3, q.row(k - 1)[lo:hi])
+			}
 		}
 		blas64.Gemv(blas.NoTrans, 1, sub(q.data, lo, hi), wp, 0, vector(out[:k+1]))
 		if nl > 0 {
@@ -330,18 +341,30 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 		sched.next = avail // small: span the whole complement, exactly
 	}
 	for {
-		// w = P_nrm q_k and its coefficients along the basis, q_k included
-		// (that coefficient is α_k).
-		mul = true
+		// w = P_nrm q_k and α_k = q_kᵀ w; the three-term recurrence
+		// w −= α_k q_k + β_{k−1} q_{k−1}; then Gram–Schmidt against the
+		// whole basis and the locked vectors, which also cleans what
+		// rounding left of the large terms just removed (their coefficients
+		// correct α_k), repeated when it cancels more than 1 − 1/√2 of the
+		// norm (DGKS).
+		t.run(start)
+		a := partial[width-1]
+		for p := 1; p < np; p++ {
+			a += partial[p*width+width-1]
+		}
+		threeTerm, a3, b3 = true, a, 0
+		if k > 0 {
+			b3 = beta[k-1]
+		}
 		t.run(gather)
 		all()
+		threeTerm = false
 		wn := math.Sqrt(sum[width-1])
-		a := sum[k]
+		a += sum[k]
 		t.run(subtract)
 		all()
 		b := math.Sqrt(sum[width-1])
 		if b < reorthRatio*wn {
-			mul = false
 			t.run(gather)
 			all()
 			a += sum[k]
