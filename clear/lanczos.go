@@ -18,8 +18,9 @@ import (
 // threshold (and, when the universe size exceeds their number, a few more).
 // They are the largest eigenpairs of P_nrm = I − L_nrm, which a Lanczos
 // process finds in a few sparse matrix–vector products. The process keeps a
-// fully reorthogonalized basis Q (classical Gram–Schmidt through BLAS-2
-// kernels, repeated when it cancels much, the DGKS criterion), so the
+// fully reorthogonalized basis Q (the three-term recurrence, then classical
+// Gram–Schmidt through BLAS-2 kernels, repeated when it cancels much: the
+// DGKS criterion), so the
 // tridiagonal T = Qᵀ P_nrm Q is exact to rounding and Rayleigh–Ritz is valid
 // for any basis, including the random vectors injected when the Krylov space
 // becomes invariant (which happens at once on near-cliques).
@@ -240,11 +241,13 @@ func topEigen(c *component, t *team, floor float64, nmin int, seed uint64) ([]fl
 // values cost O(k²) (Dsterf) and only the wanted Ritz vectors are computed,
 // by inverse iteration on T.
 //
-// A step is three phases over row ranges, which the team runs in parallel:
-// start the product (S q_k in the binary case); finish w = P_nrm q_k with
-// the partial Gram–Schmidt coefficients Qᵀw, Lᵀw and ‖w‖²; subtract
-// Q h + L hl with the partial ‖w‖². A second Gram–Schmidt pass repeats the
-// last two. buf is storage for the basis, reused (and grown) across runs.
+// A step is four phases over row ranges, which the team runs in parallel,
+// each ending in a reduction: w = P_nrm q_k with the partial α_k = q_kᵀw;
+// the three-term recurrence with the partial Gram–Schmidt coefficients
+// Qᵀw, Lᵀw and ‖w‖²; w −= Q h + L hl with the partial ‖w‖²; q_{k+1} = w/β
+// prepared for the next product (S q_{k+1} in the binary case). A second
+// Gram–Schmidt pass repeats the middle two. buf is storage for the basis,
+// reused (and grown) across runs.
 func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rng *rand.Rand, buf *[]float64) (theta []float64, x *vecs, exact, ok bool) {
 	n := c.size()
 	nl := locked.len()
