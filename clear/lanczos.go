@@ -85,18 +85,12 @@ func (r *vecs) len() int {
 
 func (r *vecs) row(i int) []float64 { return r.data[i*r.n : (i+1)*r.n : (i+1)*r.n] }
 
-// push appends a copy of v, doubling the storage when it is full (append
-// grows large slices by only 1.25×, which copies a growing basis too often).
-func (r *vecs) push(v []float64) {
-	if len(r.data)+len(v) > cap(r.data) {
-		grown := make([]float64, len(r.data), max(2*cap(r.data), len(r.data)+len(v)))
-		copy(grown, r.data)
-		r.data = grown
-	}
-	r.data = append(r.data, v...)
-}
+// push appends a copy of v.
+func (r *vecs) push(v []float64) { copy(r.extend(), v) }
 
-// extend appends a row (of undefined content) and returns it.
+// extend appends a row (of undefined content) and returns it, doubling the
+// storage when it is full (append grows large slices by only 1.25×, which
+// copies a growing basis too often).
 func (r *vecs) extend() []float64 {
 	if len(r.data)+r.n > cap(r.data) {
 		grown := make([]float64, len(r.data), max(2*cap(r.data), len(r.data)+r.n))
