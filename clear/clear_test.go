@@ -489,8 +489,10 @@ func TestGraphOrderIndependent(t *testing.T) {
 		name     string
 		weighted bool
 		both     bool
-	}{{"binary", false, false}, {"weighted", true, false}, {"both-orders", true, true}} {
+		directed bool
+	}{{"binary", false, false, false}, {"weighted", true, false, false}, {"both-orders", true, true, false}, {"directed", true, true, true}} {
 		p := Synthesize(SynthConfig{Items: 20, Views: 12, ObsRatio: 0.7, Mismatch: 0.15, Seed: 9}).Problem
+		p.Directed = tc.directed
 		if tc.weighted {
 			for k := range p.Associations {
 				p.Associations[k].W = 0.25 + 0.75*rng.Float64()
@@ -503,7 +505,7 @@ func TestGraphOrderIndependent(t *testing.T) {
 				}
 			}
 		}
-		shuffled := &Problem{ViewSizes: p.ViewSizes, Associations: slices.Clone(p.Associations)}
+		shuffled := &Problem{ViewSizes: p.ViewSizes, Associations: slices.Clone(p.Associations), Directed: p.Directed}
 		rng.Shuffle(len(shuffled.Associations), func(i, j int) {
 			shuffled.Associations[i], shuffled.Associations[j] = shuffled.Associations[j], shuffled.Associations[i]
 		})
