@@ -2,6 +2,7 @@ package clear
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -149,6 +150,39 @@ func projector(vectors []float64, n, k, d int) []float64 {
 	return pr
 }
 
+// iterativeAgreesWithDense runs the iterative solver on c, split by tm,
+// and checks it against c's dense spectrum ds: it must converge, count as
+// many eigenvalues below the threshold, find them within 1e-9, and span the
+// same subspace (projectors U·Uᵀ within 1e-8). It returns the eigenpairs.
+func iterativeAgreesWithDense(t *testing.T, what string, c *component, tm *team, ds *spectrum) ([]float64, [][]float64) {
+	t.Helper()
+	n := c.size()
+	th, vs, ok := topEigen(c, tm, 1-DefaultThreshold-1e-6, 0, 1)
+	if !ok {
+		t.Fatalf("%s: iterative solver failed on a component of %d", what, n)
+	}
+	k := ds.count(DefaultThreshold)
+	is := spectrumFromTop(th, vs, n)
+	if got := is.count(DefaultThreshold); got != k {
+		t.Fatalf("%s: iterative count %d, dense %d", what, got, k)
+	}
+	for j := 0; j < k; j++ {
+		if math.Abs(is.values[j]-ds.values[j]) > 1e-9 {
+			t.Errorf("%s: eigenvalue %d: iterative %v, dense %v", what, j, is.values[j], ds.values[j])
+		}
+	}
+	pd := projector(ds.vectors, n, n, k)
+	pi := projector(is.vectors, n, len(is.values), k)
+	worst := 0.0
+	for i := range pd {
+		worst = max(worst, math.Abs(pd[i]-pi[i]))
+	}
+	if worst > 1e-8 {
+		t.Errorf("%s: projectors differ by %g", what, worst)
+	}
+	return th, vs
+}
+
 func TestIterativeSubspaceMatchesDense(t *testing.T) {
 	for _, cfg := range []SynthConfig{
 		{Items: 20, Views: 8, ObsRatio: 0.6, Mismatch: 0.1, Seed: 3},
@@ -167,30 +201,7 @@ func TestIterativeSubspaceMatchesDense(t *testing.T) {
 			}
 			c := testComponent(g, mem)
 			ds := denseSpectrum(c, nil)
-			k := ds.count(DefaultThreshold)
-			th, vs, ok := topEigen(c, newTeamParts(c, 1, 1), 1-DefaultThreshold-1e-6, 0, 1)
-			if !ok {
-				t.Fatalf("%+v: iterative solver failed on a component of %d", cfg, len(mem))
-			}
-			is := spectrumFromTop(th, vs, len(mem))
-			if got := is.count(DefaultThreshold); got != k {
-				t.Fatalf("%+v: iterative count %d, dense %d", cfg, got, k)
-			}
-			for j := 0; j < k; j++ {
-				if math.Abs(is.values[j]-ds.values[j]) > 1e-9 {
-					t.Errorf("eigenvalue %d: iterative %v, dense %v", j, is.values[j], ds.values[j])
-				}
-			}
-			n := len(mem)
-			pd := projector(ds.vectors, n, n, k)
-			pi := projector(is.vectors, n, len(is.values), k)
-			worst := 0.0
-			for i := range pd {
-				worst = max(worst, math.Abs(pd[i]-pi[i]))
-			}
-			if worst > 1e-8 {
-				t.Errorf("%+v: projectors differ by %g", cfg, worst)
-			}
+			iterativeAgreesWithDense(t, fmt.Sprintf("%+v", cfg), c, newTeamParts(c, 1, 1), &ds)
 		}
 	}
 }
@@ -546,40 +557,20 @@ func TestTeamMatchesSerial(t *testing.T) {
 		t.Fatalf("want one component, got %d", len(members))
 	}
 	c := testComponent(g, members[0])
-	n := c.size()
 	ds := denseSpectrum(c, nil)
-	k := ds.count(DefaultThreshold)
-	pd := projector(ds.vectors, n, n, k)
-	type out struct {
-		theta []float64
-		vecs  [][]float64
-	}
-	run := func(parts, workers int) out {
+	run := func(what string, parts, workers int) ([]float64, [][]float64) {
 		tm := newTeamParts(c, parts, workers)
 		defer tm.close()
-		th, vs, ok := topEigen(c, tm, 1-DefaultThreshold-1e-6, 0, 1)
-		if !ok {
-			t.Fatalf("parts %d, workers %d: iterative solver failed", parts, workers)
-		}
-		return out{th, vs}
+		return iterativeAgreesWithDense(t, what, c, tm, &ds)
 	}
 	for _, tc := range []struct{ parts, workers int }{{1, 1}, {2, 1}, {2, 2}, {3, 2}, {3, 3}} {
-		o := run(tc.parts, tc.workers)
-		is := spectrumFromTop(o.theta, o.vecs, n)
-		if got := is.count(DefaultThreshold); got != k {
-			t.Fatalf("%+v: count %d, dense %d", tc, got, k)
-		}
-		pi := projector(is.vectors, n, len(is.values), k)
-		for i := range pd {
-			if math.Abs(pd[i]-pi[i]) > 1e-8 {
-				t.Fatalf("%+v: projectors differ by %g", tc, math.Abs(pd[i]-pi[i]))
-			}
-		}
+		what := fmt.Sprintf("%+v", tc)
+		th, vs := run(what, tc.parts, tc.workers)
 		if tc.workers > 1 {
-			ref := run(tc.parts, 1)
-			for j := range ref.theta {
-				if o.theta[j] != ref.theta[j] || !slices.Equal(o.vecs[j], ref.vecs[j]) {
-					t.Fatalf("%+v: result differs from the same parts on one worker", tc)
+			refTh, refVs := run(what+" on one worker", tc.parts, 1)
+			for j := range refTh {
+				if th[j] != refTh[j] || !slices.Equal(vs[j], refVs[j]) {
+					t.Fatalf("%s: result differs from the same parts on one worker", what)
 				}
 			}
 		}
@@ -676,7 +667,6 @@ func TestTeamWithEmptyParts(t *testing.T) {
 		}
 		c := testComponent(g, mem)
 		ds := denseSpectrum(c, nil)
-		want := ds.count(DefaultThreshold)
 		tm := newTeamParts(c, 2*len(mem), 2)
 		empty := 0
 		for q := 0; q < tm.parts(); q++ {
@@ -684,14 +674,10 @@ func TestTeamWithEmptyParts(t *testing.T) {
 				empty++
 			}
 		}
-		th, vs, ok := topEigen(c, tm, 1-DefaultThreshold-1e-6, 0, 1)
+		if empty == 0 {
+			t.Fatalf("component of %d: no empty part among %d", len(mem), tm.parts())
+		}
+		iterativeAgreesWithDense(t, fmt.Sprintf("component of %d", len(mem)), c, tm, &ds)
 		tm.close()
-		if !ok || empty == 0 {
-			t.Fatalf("component of %d: ok %v with %d empty parts", len(mem), ok, empty)
-		}
-		is := spectrumFromTop(th, vs, len(mem))
-		if got := is.count(DefaultThreshold); got != want {
-			t.Fatalf("component of %d: count %d, dense %d", len(mem), got, want)
-		}
 	}
 }
