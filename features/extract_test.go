@@ -32,6 +32,21 @@ func hotelFrames(t *testing.T) []datasets.HotelFrame {
 	return frames
 }
 
+// hotelDescriptors computes frame f's descriptors at its labelled
+// landmarks, as the Hotel protocol does (σ = 10, computed orientation).
+func hotelDescriptors(t *testing.T, f datasets.HotelFrame) *Set {
+	t.Helper()
+	data, err := os.ReadFile(f.Image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func readData(tb testing.TB, rel string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join(dataDir(tb), rel))
@@ -91,14 +106,7 @@ func TestExtractGraffiti(t *testing.T) {
 func TestExtractAtHotel(t *testing.T) {
 	frames := hotelFrames(t)
 	for _, f := range []datasets.HotelFrame{frames[0], frames[50], frames[100]} {
-		data, err := os.ReadFile(f.Image)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := hotelDescriptors(t, f)
 		if s.Len() != 30 {
 			t.Fatalf("%s: %d descriptors, want 30", f.Image, s.Len())
 		}

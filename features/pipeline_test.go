@@ -4,8 +4,6 @@ package features
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -59,14 +57,7 @@ func TestHotelProtocol(t *testing.T) {
 	desc := make([][]float32, len(frames))
 	counts := make([]int, len(frames))
 	for k, f := range frames {
-		data, err := os.ReadFile(f.Image)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := hotelDescriptors(t, f)
 		desc[k], counts[k] = s.Desc, s.Len()
 	}
 	pairs, err := pairwise.MatchAll(context.Background(), desc, DescSize, CVMatcher{}, pairwise.Options{})
