@@ -147,20 +147,29 @@ func clearRows(t *testing.T, stdout string) (inP, clP float64, consistent bool) 
 	return inP, clP, consistent
 }
 
-func TestSynth(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "synth")
-	code, stdout, stderr := runCmd(t, "", "synth", "-out", out)
+// runScored runs command cmd with -out in a fresh directory, which it
+// returns, and checks what every scored run must show: exit 0, CLEAR's
+// precision above the input's and consistent, and the files written.
+func runScored(t *testing.T, cmd string, files ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), cmd)
+	code, stdout, stderr := runCmd(t, "", cmd, "-out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if inP, clP, ok := clearRows(t, stdout); !(clP > inP) || !ok {
 		t.Errorf("CLEAR precision %v (consistent %v) not above the input's %v:\n%s", clP, ok, inP, stdout)
 	}
-	for _, name := range []string{"problem.txt", "items.txt", "report.json"} {
+	for _, name := range files {
 		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
 			t.Error(err)
 		}
 	}
+	return out
+}
+
+func TestSynth(t *testing.T) {
+	out := runScored(t, "synth", "problem.txt", "items.txt", "report.json")
 	// A second run refuses the non-empty directory without -force.
 	if code, _, stderr := runCmd(t, "", "synth", "-out", out); code != 2 || !strings.Contains(stderr, "not empty") {
 		t.Errorf("second run: exit %d, %q", code, stderr)
@@ -171,19 +180,7 @@ func TestSynth(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "demo")
-	code, stdout, stderr := runCmd(t, "", "demo", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if inP, clP, ok := clearRows(t, stdout); !(clP > inP) || !ok {
-		t.Errorf("CLEAR precision %v (consistent %v) not above the input's %v:\n%s", clP, ok, inP, stdout)
-	}
-	for _, name := range []string{"images/view1.png", "images/view6.png", "report.json", "problem.txt", "overlays/pair_0_1_clear.png", "overlays/items_view3.png"} {
-		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
-			t.Error(err)
-		}
-	}
+	runScored(t, "demo", "images/view1.png", "images/view6.png", "report.json", "problem.txt", "overlays/pair_0_1_clear.png", "overlays/items_view3.png")
 }
 
 func TestUnknownCommand(t *testing.T) {
