@@ -108,22 +108,33 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return runEvaluation(ctx, dataset, d, *out, *minTrack, *workers, chosen, timing, stdout, stderr)
 }
 
+// matchSets matches the descriptor sets pairwise with OpenCV's matcher
+// (progress on stderr) and builds the CLEAR problem from the matches. It
+// returns the observations per image, the matches and the problem.
+func matchSets(ctx context.Context, sets []*features.Set, opts pairwise.Options, weighted bool, stderr io.Writer) ([]int, []pairwise.Pair, *clear.Problem, error) {
+	desc := make([][]float32, len(sets))
+	counts := make([]int, len(sets))
+	for i, s := range sets {
+		desc[i], counts[i] = s.Desc, s.Len()
+	}
+	opts.Progress = newProgress(stderr, "match", "pairs").update
+	pairs, err := pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prob, err := pairwise.Problem(counts, pairs, weighted)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return counts, pairs, prob, nil
+}
+
 // runEvaluation matches the observations of d, runs CLEAR, scores every
 // row against d's truth and writes report.json, problem.txt and overlays/
 // into out (the chosen pairs; nil means each image with the next).
 func runEvaluation(ctx context.Context, dataset string, d *evalData, out string, minTrack, workers int, chosen [][2]int, timing map[string]float64, stdout, stderr io.Writer) error {
 	t1 := time.Now()
-	desc := make([][]float32, len(d.sets))
-	counts := make([]int, len(d.sets))
-	for i, s := range d.sets {
-		desc[i], counts[i] = s.Desc, s.Len()
-	}
-	pr := newProgress(stderr, "match", "pairs")
-	pairs, err := pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, pairwise.Options{Workers: workers, Progress: pr.update})
-	if err != nil {
-		return err
-	}
-	prob, err := pairwise.Problem(counts, pairs, false)
+	counts, pairs, prob, err := matchSets(ctx, d.sets, pairwise.Options{Workers: workers}, false, stderr)
 	if err != nil {
 		return err
 	}

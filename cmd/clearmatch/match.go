@@ -178,18 +178,8 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	timing["extract"] = time.Since(t0).Seconds()
 
 	t1 := time.Now()
-	desc := make([][]float32, len(kept))
-	counts := make([]int, len(kept))
-	for i, s := range kept {
-		desc[i], counts[i] = s.Desc, s.Len()
-	}
-	mp := newProgress(stderr, "match", "pairs")
-	pairs, err := pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, pairwise.Options{
-		Ratio: o.ratio, Mutual: o.mutual, Window: o.window, Pairs: explicit, Workers: o.workers, Progress: mp.update})
-	if err != nil {
-		return err
-	}
-	prob, err := pairwise.Problem(counts, pairs, o.weighted)
+	counts, pairs, prob, err := matchSets(ctx, kept, pairwise.Options{
+		Ratio: o.ratio, Mutual: o.mutual, Window: o.window, Pairs: explicit, Workers: o.workers}, o.weighted, stderr)
 	if err != nil {
 		return err
 	}
