@@ -1,0 +1,663 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+)
+
+// Geometric verification checks the ratio-test matches of every image pair
+// against two-view geometry, the way structure-from-motion engines do
+// (Schönberger and Frahm, "Structure-from-Motion Revisited", CVPR 2016,
+// §4.1): a fundamental matrix F (or, with known intrinsics, an essential
+// matrix E) and a homography H are fitted robustly; H is chosen when it
+// explains nearly as many matches as F (planar scenes and pure rotations,
+// where F is degenerate); a pair is verified only with enough inliers. Then
+// guided matching adds, for every verified pair, the mutual nearest
+// descriptors among the features that agree with the model, which is where
+// most of the recall comes from.
+//
+// The robust fitting is an Estimator (features.CVEstimator wraps OpenCV's
+// MAGSAC++); everything else here is pure Go.
+
+// ModelKind names a two-view model.
+type ModelKind int
+
+const (
+	// NoModel marks a pair that was not verified.
+	NoModel ModelKind = iota
+	// Homography: x_J ~ H x_I (a plane, or a camera that only rotated).
+	Homography
+	// Fundamental: x_Jᵀ F x_I = 0 (general scene, unknown intrinsics).
+	Fundamental
+	// Essential: x̂_Jᵀ E x̂_I = 0 in normalized coordinates x̂ = K⁻¹x.
+	Essential
+)
+
+func (k ModelKind) String() string {
+	switch k {
+	case NoModel:
+		return "none"
+	case Homography:
+		return "H"
+	case Fundamental:
+		return "F"
+	case Essential:
+		return "E"
+	}
+	return fmt.Sprintf("ModelKind(%d)", int(k))
+}
+
+// Point is a position in pixels.
+type Point struct{ X, Y float64 }
+
+// Camera holds pinhole intrinsics in pixels; the zero value means unknown.
+type Camera struct{ Fx, Fy, Cx, Cy float64 }
+
+// Known reports whether c holds intrinsics.
+func (c Camera) Known() bool { return c.Fx > 0 && c.Fy > 0 }
+
+// normalize returns K⁻¹ p.
+func (c Camera) normalize(p Point) Point { return Point{(p.X - c.Cx) / c.Fx, (p.Y - c.Cy) / c.Fy} }
+
+// Estimator fits a model of the given kind (Homography, Fundamental, or
+// Essential on normalized coordinates) to the correspondences a[k] ↔ b[k]
+// robustly, with threshold as the largest error of an inlier in the
+// points' units. It returns the model (3×3, row-major, mapping a to b), the
+// inlier mask and ok = false when no model was found. Implementations must
+// be deterministic and safe for concurrent use.
+type Estimator interface {
+	Estimate(kind ModelKind, a, b []Point, threshold float64) (model [9]float64, inlier []bool, ok bool, err error)
+}
+
+// View is what verification needs of one image: its feature positions (in
+// pixels), descriptors (row-major, dim each), intrinsics when known, and
+// PixelScale, the full-resolution pixels per pixel of the image the
+// features were detected in (1 when not downscaled; 0 means 1), so that
+// thresholds keep their meaning at the detection resolution.
+type View struct {
+	Points     []Point
+	Desc       []float32
+	Camera     Camera
+	PixelScale float64
+}
+
+// VerifyOptions configure Verify. Zero values mean the defaults given.
+type VerifyOptions struct {
+	// Threshold is the largest model error of an inlier, in pixels of the
+	// detection resolution: point-to-epipolar-line (Sampson) distance for F
+	// and E, transfer error for H. Default 3 (OpenCV's and close to
+	// COLMAP's 4).
+	Threshold float64
+	// MinInliers is the fewest inliers of a verified pair. Default 15
+	// (COLMAP's min_num_inliers). For sparse images it is lowered to a
+	// quarter of the smaller image's features, but not below 8. F is the
+	// model only when at least this many of its inliers are off H's.
+	MinInliers int
+	// MinInlierRatio is the smallest inlier fraction of the ratio matches
+	// of a verified pair. Default 0.25 (COLMAP's min_inlier_ratio).
+	MinInlierRatio float64
+	// HRatio: H is the model when it has at least HRatio times the inliers
+	// of F (or E). Default 0.8 (COLMAP's max_H_inlier_ratio).
+	HRatio float64
+	// NoGuided turns guided matching off: a verified pair keeps only the
+	// inliers of its ratio matches.
+	NoGuided bool
+	// GuidedThreshold is the model error of a guided match, in pixels of
+	// the detection resolution. Default: Threshold.
+	GuidedThreshold float64
+	// GuidedRatio is the ratio test among the candidates of a guided
+	// match along an epipolar band (F or E): its descriptor distance must
+	// be below GuidedRatio times the next candidate's, in both directions.
+	// A band along a whole line holds many candidates, so it needs the same
+	// test as matching without geometry. Default 0.8; 1 turns it off.
+	// Under H a guided match is a mutual nearest neighbour in a disc of
+	// radius GuidedThreshold, with no ratio test.
+	GuidedRatio float64
+	// GuidedMaxDistance, when positive, caps the squared descriptor
+	// distance of a guided match. Default: no cap.
+	GuidedMaxDistance float64
+	// Workers bounds the pairs verified at once; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, if set, is called after each pair (serialized).
+	Progress func(done, total int)
+}
+
+func (o VerifyOptions) withDefaults() VerifyOptions {
+	if o.Threshold == 0 {
+		o.Threshold = 3
+	}
+	if o.MinInliers == 0 {
+		o.MinInliers = 15
+	}
+	if o.MinInlierRatio == 0 {
+		o.MinInlierRatio = 0.25
+	}
+	if o.HRatio == 0 {
+		o.HRatio = 0.8
+	}
+	if o.GuidedThreshold == 0 {
+		o.GuidedThreshold = o.Threshold
+	}
+	if o.GuidedRatio == 0 {
+		o.GuidedRatio = 0.8
+	}
+	return o
+}
+
+// Validate reports impossible options.
+func (o VerifyOptions) Validate() error {
+	bad := func(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
+	switch {
+	case bad(o.Threshold) || bad(o.GuidedThreshold) || bad(o.GuidedMaxDistance):
+		return errors.New("pairwise: thresholds must be non-negative numbers")
+	case o.MinInliers < 0:
+		return fmt.Errorf("pairwise: MinInliers %d is negative", o.MinInliers)
+	case bad(o.GuidedRatio) || o.GuidedRatio > 1:
+		return fmt.Errorf("pairwise: GuidedRatio %v is not in [0, 1]", o.GuidedRatio)
+	case bad(o.MinInlierRatio) || o.MinInlierRatio > 1:
+		return fmt.Errorf("pairwise: MinInlierRatio %v is not in [0, 1]", o.MinInlierRatio)
+	case bad(o.HRatio):
+		return fmt.Errorf("pairwise: HRatio %v is not a non-negative number", o.HRatio)
+	}
+	return nil
+}
+
+// Verified is the verification of one image pair I < J.
+type Verified struct {
+	I, J int
+	// Model is the chosen model (NoModel: the pair was rejected) and Matrix
+	// its 3×3 matrix, row-major, mapping I to J (x_J ~ H x_I, x_Jᵀ F x_I =
+	// 0, or the same with E on normalized coordinates). F holds the
+	// fundamental matrix implied by an essential one (zero otherwise).
+	Model  ModelKind
+	Matrix [9]float64
+	F      [9]float64
+	// Candidates counts the ratio matches tried; HInliers and FInliers the
+	// inliers of each fitted model (FInliers counts E's when intrinsics are
+	// known); Inliers those of the chosen model.
+	Candidates, HInliers, FInliers, Inliers int
+	// Guided counts the matches guided matching added beyond the inliers.
+	Guided int
+	// Matches are the verified matches, one-to-one, sorted by A: the
+	// inliers and the guided matches. Empty for a rejected pair.
+	Matches []Match
+}
+
+// Verify checks every pair's matches against two-view geometry and, for
+// verified pairs, adds guided matches. The result holds one Verified per
+// pair, in the order of pairs; it does not depend on the number of workers.
+func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estimator, opts VerifyOptions) ([]Verified, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	o := opts.withDefaults()
+	for i, v := range views {
+		if len(v.Desc) != len(v.Points)*dim {
+			return nil, fmt.Errorf("pairwise: image %d has %d descriptor floats for %d points", i, len(v.Desc), len(v.Points))
+		}
+	}
+	out := make([]Verified, len(pairs))
+	errs := make([]error, len(pairs))
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < min(workers, max(len(pairs), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range jobs {
+				p := pairs[k]
+				if p.I < 0 || p.J >= len(views) || p.I >= p.J {
+					errs[k] = fmt.Errorf("pairwise: bad pair (%d, %d)", p.I, p.J)
+				} else {
+					out[k], errs[k] = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o)
+				}
+				if o.Progress != nil {
+					mu.Lock()
+					done++
+					o.Progress(done, len(pairs))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for k := range pairs {
+		select {
+		case jobs <- k:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for k, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("pairwise: verifying images %d and %d: %w", pairs[k].I, pairs[k].J, err)
+		}
+	}
+	return out, nil
+}
+
+func pixelScale(v *View) float64 {
+	if v.PixelScale > 0 {
+		return v.PixelScale
+	}
+	return 1
+}
+
+func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) (Verified, error) {
+	r := Verified{I: p.I, J: p.J, Candidates: len(p.Matches)}
+	n := len(p.Matches)
+	minIn := minInliers(o.MinInliers, min(len(vi.Points), len(vj.Points)))
+	if n < minIn {
+		return r, nil
+	}
+	for _, m := range p.Matches {
+		if int(m.A) >= len(vi.Points) || int(m.B) >= len(vj.Points) || m.A < 0 || m.B < 0 {
+			return r, fmt.Errorf("match (%d, %d) out of range", m.A, m.B)
+		}
+	}
+	px := max(pixelScale(vi), pixelScale(vj))
+	thr := o.Threshold * px
+	a := make([]Point, n)
+	b := make([]Point, n)
+	for k, m := range p.Matches {
+		a[k], b[k] = vi.Points[m.A], vj.Points[m.B]
+	}
+	hm, hin, hok, err := est.Estimate(Homography, a, b, thr)
+	if err != nil {
+		return r, err
+	}
+	essential := vi.Camera.Known() && vj.Camera.Known()
+	var fm [9]float64
+	var fin []bool
+	var fok bool
+	if essential {
+		na := make([]Point, n)
+		nb := make([]Point, n)
+		for k := range a {
+			na[k], nb[k] = vi.Camera.normalize(a[k]), vj.Camera.normalize(b[k])
+		}
+		f := (vi.Camera.Fx + vi.Camera.Fy + vj.Camera.Fx + vj.Camera.Fy) / 4
+		fm, fin, fok, err = est.Estimate(Essential, na, nb, thr/f)
+	} else {
+		fm, fin, fok, err = est.Estimate(Fundamental, a, b, thr)
+	}
+	if err != nil {
+		return r, err
+	}
+	if hok {
+		r.HInliers = count(hin)
+	}
+	if fok {
+		r.FInliers = count(fin)
+	}
+	// Model selection: H when it explains nearly as much as F (or E), or
+	// when F's support off H's inliers is too thin to show depth (F is
+	// degenerate on a plane and fits outliers with its extra freedom).
+	var inl []bool
+	offPlane := 0
+	if fok {
+		for k := range fin {
+			if fin[k] && (!hok || !hin[k]) {
+				offPlane++
+			}
+		}
+	}
+	switch {
+	case hok && (!fok || float64(r.HInliers) >= o.HRatio*float64(r.FInliers) || offPlane < minIn):
+		r.Model, r.Matrix, inl, r.Inliers = Homography, hm, hin, r.HInliers
+	case fok && essential:
+		r.Model, r.Matrix, inl, r.Inliers = Essential, fm, fin, r.FInliers
+		r.F = essentialToFundamental(fm, vi.Camera, vj.Camera)
+	case fok:
+		r.Model, r.Matrix, inl, r.Inliers = Fundamental, fm, fin, r.FInliers
+		r.F = fm
+	}
+	if r.Model == NoModel || r.Inliers < minIn || float64(r.Inliers) < o.MinInlierRatio*float64(n) {
+		r.Model = NoModel
+		return r, nil
+	}
+	for k, m := range p.Matches {
+		if inl[k] {
+			r.Matches = append(r.Matches, m)
+		}
+	}
+	if !o.NoGuided {
+		g := guidedMatches(vi, vj, dim, &r, o.GuidedThreshold*px, o.GuidedMaxDistance, o.GuidedRatio)
+		r.Guided = len(g) - len(r.Matches)
+		r.Matches = g
+	}
+	return r, nil
+}
+
+// minInliers scales the inlier minimum to sparse images: at most a quarter
+// of the smaller image's features, but never below 8, the fewest that
+// determine F. Images with thousands of features keep the given minimum;
+// landmark sets such as CMU Hotel's 30 per image could otherwise never
+// verify a pair seen from afar.
+func minInliers(given, features int) int {
+	return min(given, max(8, (features+3)/4))
+}
+
+func count(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+// essentialToFundamental returns F = K_J⁻ᵀ E K_I⁻¹.
+func essentialToFundamental(e [9]float64, ci, cj Camera) [9]float64 {
+	ki := [9]float64{1 / ci.Fx, 0, -ci.Cx / ci.Fx, 0, 1 / ci.Fy, -ci.Cy / ci.Fy, 0, 0, 1}
+	kj := [9]float64{1 / cj.Fx, 0, -cj.Cx / cj.Fx, 0, 1 / cj.Fy, -cj.Cy / cj.Fy, 0, 0, 1}
+	return mul3(transpose3(kj), mul3(e, ki))
+}
+
+// inverse3 inverts a 3×3 matrix, ok = false when it is singular relative
+// to its scale.
+func inverse3(m [9]float64) (inv [9]float64, ok bool) {
+	c := [9]float64{
+		m[4]*m[8] - m[5]*m[7], m[2]*m[7] - m[1]*m[8], m[1]*m[5] - m[2]*m[4],
+		m[5]*m[6] - m[3]*m[8], m[0]*m[8] - m[2]*m[6], m[2]*m[3] - m[0]*m[5],
+		m[3]*m[7] - m[4]*m[6], m[1]*m[6] - m[0]*m[7], m[0]*m[4] - m[1]*m[3],
+	}
+	det := m[0]*c[0] + m[1]*c[3] + m[2]*c[6]
+	s := 0.0
+	for _, v := range m {
+		s = max(s, math.Abs(v))
+	}
+	if s == 0 || math.Abs(det) <= 1e-12*s*s*s || math.IsNaN(det) {
+		return inv, false
+	}
+	for k := range c {
+		inv[k] = c[k] / det
+	}
+	return inv, true
+}
+
+func mul3(a, b [9]float64) [9]float64 {
+	var c [9]float64
+	for r := 0; r < 3; r++ {
+		for k := 0; k < 3; k++ {
+			for s := 0; s < 3; s++ {
+				c[3*r+k] += a[3*r+s] * b[3*s+k]
+			}
+		}
+	}
+	return c
+}
+
+func transpose3(a [9]float64) [9]float64 {
+	return [9]float64{a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8]}
+}
+
+// TransferError is the distance between H·a and b, in pixels (+Inf when a
+// maps to infinity).
+func TransferError(h [9]float64, a, b Point) float64 {
+	w := h[6]*a.X + h[7]*a.Y + h[8]
+	if w == 0 {
+		return math.Inf(1)
+	}
+	x := (h[0]*a.X + h[1]*a.Y + h[2]) / w
+	y := (h[3]*a.X + h[4]*a.Y + h[5]) / w
+	return math.Hypot(x-b.X, y-b.Y)
+}
+
+// SampsonError is the first-order geometric error of the correspondence
+// a ↔ b under the fundamental matrix f (bᵀ F a = 0), in pixels.
+func SampsonError(f [9]float64, a, b Point) float64 {
+	fa0 := f[0]*a.X + f[1]*a.Y + f[2]
+	fa1 := f[3]*a.X + f[4]*a.Y + f[5]
+	fa2 := f[6]*a.X + f[7]*a.Y + f[8]
+	ftb0 := f[0]*b.X + f[3]*b.Y + f[6]
+	ftb1 := f[1]*b.X + f[4]*b.Y + f[7]
+	e := b.X*fa0 + b.Y*fa1 + fa2
+	d := fa0*fa0 + fa1*fa1 + ftb0*ftb0 + ftb1*ftb1
+	if d == 0 {
+		return math.Inf(1)
+	}
+	return math.Abs(e) / math.Sqrt(d)
+}
+
+// guidedMatches returns the mutual nearest descriptors among the feature
+// pairs within thr of the model, joined with the inliers that do not
+// conflict with them, one-to-one and sorted by A. The descriptor distance
+// of a guided match is capped by maxDist (0: the largest among the
+// inliers).
+func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float64) []Match {
+	if maxDist <= 0 {
+		maxDist = math.Inf(1)
+	}
+	g := newGrid(vj.Points, max(thr, 4))
+	na, nb := len(vi.Points), len(vj.Points)
+	// The nearest and second nearest candidate of each a and of each b.
+	type near2 struct {
+		best   int32
+		d1, d2 float32
+	}
+	inf := float32(math.Inf(1))
+	nA := make([]near2, na)
+	nB := make([]near2, nb)
+	for i := range nA {
+		nA[i] = near2{-1, inf, inf}
+	}
+	for i := range nB {
+		nB[i] = near2{-1, inf, inf}
+	}
+	offer := func(n *near2, k int32, d float32) {
+		switch {
+		case d < n.d1 || d == n.d1 && k < n.best:
+			n.d2 = n.d1
+			n.best, n.d1 = k, d
+		case d < n.d2:
+			n.d2 = d
+		}
+	}
+	visit := func(a int, b int32) {
+		d := sqDist(vi.Desc[a*dim:(a+1)*dim], vj.Desc[int(b)*dim:int(b+1)*dim])
+		offer(&nA[a], b, d)
+		offer(&nB[b], int32(a), d)
+	}
+	if r.Model == Homography {
+		// A disc as small as the model's error rarely holds a second
+		// candidate but the same blob detected again with another
+		// orientation: mutual nearest neighbours suffice.
+		ratio = 1
+	}
+	thr2 := 1 / (ratio * ratio)
+	pass := func(n near2) bool {
+		return float64(n.d1) <= maxDist && (math.IsInf(float64(n.d2), 1) || thr2*float64(n.d1) < float64(n.d2))
+	}
+	for a, p := range vi.Points {
+		switch r.Model {
+		case Homography:
+			h := r.Matrix
+			hinv, invOK := inverse3(h)
+			w := h[6]*p.X + h[7]*p.Y + h[8]
+			if w == 0 {
+				continue
+			}
+			x := (h[0]*p.X + h[1]*p.Y + h[2]) / w
+			y := (h[3]*p.X + h[4]*p.Y + h[5]) / w
+			g.near(x, y, thr, func(b int32) {
+				if TransferError(h, p, vj.Points[b]) <= thr && (!invOK || TransferError(hinv, vj.Points[b], p) <= thr) {
+					visit(a, b)
+				}
+			})
+		default:
+			f := r.F
+			// The epipolar line of a in J: l = F a.
+			l := [3]float64{f[0]*p.X + f[1]*p.Y + f[2], f[3]*p.X + f[4]*p.Y + f[5], f[6]*p.X + f[7]*p.Y + f[8]}
+			// Sampson error ≥ distance to the line only up to the factor
+			// |l₁₂|/√(|l₁₂|² + |Fᵀb|²) ≤ 1, so a band of thr around the
+			// line holds every candidate.
+			g.alongLine(l, thr, func(b int32) {
+				if SampsonError(f, p, vj.Points[b]) <= thr {
+					visit(a, b)
+				}
+			})
+		}
+	}
+	usedA := make([]bool, na)
+	usedB := make([]bool, nb)
+	var out []Match
+	for a, n := range nA {
+		b := n.best
+		if b >= 0 && nB[b].best == int32(a) && pass(n) && pass(nB[b]) {
+			out = append(out, Match{A: int32(a), B: b})
+			usedA[a], usedB[b] = true, true
+		}
+	}
+	for _, m := range r.Matches {
+		if !usedA[m.A] && !usedB[m.B] {
+			out = append(out, m)
+			usedA[m.A], usedB[m.B] = true, true
+		}
+	}
+	// Keep the ratio of the inliers where they survive (guided ones have 0).
+	kept := map[[2]int32]float32{}
+	for _, m := range r.Matches {
+		kept[[2]int32{m.A, m.B}] = m.Ratio
+	}
+	for k := range out {
+		out[k].Ratio = kept[[2]int32{out[k].A, out[k].B}]
+	}
+	sort.Slice(out, func(x, y int) bool { return out[x].A < out[y].A })
+	return out
+}
+
+// grid buckets points into square cells for radius and band queries.
+type grid struct {
+	cell         float64
+	x0, y0       float64
+	nx, ny       int
+	start, items []int32
+}
+
+func newGrid(pts []Point, cell float64) *grid {
+	g := &grid{cell: cell}
+	if len(pts) == 0 {
+		return g
+	}
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range pts {
+		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+	}
+	g.x0, g.y0 = x0, y0
+	g.nx = int((x1-x0)/cell) + 1
+	g.ny = int((y1-y0)/cell) + 1
+	if g.nx*g.ny > 4*len(pts)+64 { // sparse or far-flung points: coarser cells
+		f := math.Sqrt(float64(g.nx*g.ny) / float64(4*len(pts)+64))
+		g.cell *= f
+		g.nx = int((x1-x0)/g.cell) + 1
+		g.ny = int((y1-y0)/g.cell) + 1
+	}
+	g.start = make([]int32, g.nx*g.ny+1)
+	cells := make([]int, len(pts))
+	for k, p := range pts {
+		c := g.cellOf(p.X, p.Y)
+		cells[k] = c
+		g.start[c+1]++
+	}
+	for c := 0; c < g.nx*g.ny; c++ {
+		g.start[c+1] += g.start[c]
+	}
+	g.items = make([]int32, len(pts))
+	fill := append([]int32(nil), g.start[:g.nx*g.ny]...)
+	for k, c := range cells {
+		g.items[fill[c]] = int32(k)
+		fill[c]++
+	}
+	return g
+}
+
+func (g *grid) cellOf(x, y float64) int {
+	cx := min(max(int((x-g.x0)/g.cell), 0), g.nx-1)
+	cy := min(max(int((y-g.y0)/g.cell), 0), g.ny-1)
+	return cy*g.nx + cx
+}
+
+func (g *grid) visitCells(cx0, cx1, cy0, cy1 int, f func(int32)) {
+	cx0, cx1 = max(cx0, 0), min(cx1, g.nx-1)
+	cy0, cy1 = max(cy0, 0), min(cy1, g.ny-1)
+	for cy := cy0; cy <= cy1; cy++ {
+		for cx := cx0; cx <= cx1; cx++ {
+			c := cy*g.nx + cx
+			for _, k := range g.items[g.start[c]:g.start[c+1]] {
+				f(k)
+			}
+		}
+	}
+}
+
+// cellIndex is the cell of offset d from the grid's origin, clamped to
+// [−1, 1<<30] so that far or infinite offsets convert safely.
+func (g *grid) cellIndex(d float64) int {
+	v := math.Floor(d / g.cell)
+	switch {
+	case !(v >= -1): // also NaN
+		return -1
+	case v > 1<<30:
+		return 1 << 30
+	}
+	return int(v)
+}
+
+// near calls f for every point in the cells within r of (x, y).
+func (g *grid) near(x, y, r float64, f func(int32)) {
+	if g.nx == 0 || math.IsNaN(x) || math.IsNaN(y) {
+		return
+	}
+	lo := func(v, o float64) int { return g.cellIndex(v - r - o) }
+	hi := func(v, o float64) int { return g.cellIndex(v + r - o) }
+	if hi(x, g.x0) < 0 || hi(y, g.y0) < 0 || lo(x, g.x0) >= g.nx || lo(y, g.y0) >= g.ny {
+		return
+	}
+	g.visitCells(lo(x, g.x0), hi(x, g.x0), lo(y, g.y0), hi(y, g.y0), f)
+}
+
+// alongLine calls f for every point in the cells within r of the line
+// l₀x + l₁y + l₂ = 0, each point once.
+func (g *grid) alongLine(l [3]float64, r float64, f func(int32)) {
+	nrm := math.Hypot(l[0], l[1])
+	if g.nx == 0 || nrm == 0 || math.IsNaN(nrm) || math.IsInf(nrm, 0) {
+		return
+	}
+	a, b, c := l[0]/nrm, l[1]/nrm, l[2]/nrm
+	if math.Abs(b) >= math.Abs(a) {
+		// y = −(a x + c)/b: walk the columns.
+		band := r / math.Abs(b)
+		for cx := 0; cx < g.nx; cx++ {
+			xa, xb := g.x0+float64(cx)*g.cell, g.x0+float64(cx+1)*g.cell
+			ya, yb := -(a*xa+c)/b, -(a*xb+c)/b
+			y0, y1 := min(ya, yb)-band, max(ya, yb)+band
+			g.visitCells(cx, cx, g.cellIndex(y0-g.y0), g.cellIndex(y1-g.y0), f)
+		}
+		return
+	}
+	band := r / math.Abs(a)
+	for cy := 0; cy < g.ny; cy++ {
+		ya, yb := g.y0+float64(cy)*g.cell, g.y0+float64(cy+1)*g.cell
+		xa, xb := -(b*ya+c)/a, -(b*yb+c)/a
+		x0, x1 := min(xa, xb)-band, max(xa, xb)+band
+		g.visitCells(g.cellIndex(x0-g.x0), g.cellIndex(x1-g.x0), cy, cy, f)
+	}
+}
