@@ -49,9 +49,25 @@ type component struct {
 	unit    bool
 	s       []float64
 	scratch []float64
+	// done, when not nil, is closed when the solve is stopped.
+	done <-chan struct{}
 }
 
 func (c *component) size() int { return len(c.verts) }
+
+// cancelled reports whether the solve was stopped (see SolveContext).
+func (c *component) cancelled() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// denseWatch is the largest dense decomposition SolveContext runs without
+// watching its context (about 0.1 s).
+const denseWatch = 400
 
 // offDiag returns the off-diagonal entry k (in row i) of P_nrm.
 func (c *component) offDiag(i, k int) float64 {

@@ -194,7 +194,7 @@ func topEigen(c *component, t *team, floor float64, nmin int, seed uint64) ([]fl
 		}
 		want := max(0, nmin-locked.len())
 		th, vs, exact, good := lanczosRun(c, t, locked, lockFloor, want, rng, buf)
-		if !good {
+		if !good || c.cancelled() {
 			return nil, nil, false
 		}
 		theta = append(theta, th...)
@@ -338,6 +338,9 @@ func lanczosRun(c *component, t *team, locked *vecs, floor float64, want int, rn
 		sched.next = avail // small: span the whole complement, exactly
 	}
 	for {
+		if c.cancelled() {
+			return nil, nil, false, false
+		}
 		// w = P_nrm q_k and α_k = q_kᵀ w; the three-term recurrence
 		// w −= α_k q_k + β_{k−1} q_{k−1}; then Gram–Schmidt against the
 		// whole basis and the locked vectors, which also cleans what

@@ -1,6 +1,7 @@
 package clear
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -66,6 +67,15 @@ type Options struct {
 	// output is deterministic for a given seed; it does not depend on the
 	// seed except through rounding.
 	Seed uint64
+	// MaxComponent, when positive, bounds the size of a component: a larger
+	// one is first split by dropping the associations that the fewest
+	// 3-cycles support (see DefaultMaxComponent), so no input makes the
+	// cubic eigen-decomposition run for minutes. 0 keeps every component
+	// whole: the paper's algorithm, exactly.
+	MaxComponent int
+	// Progress, if set, is called with the observations whose components
+	// have been decomposed so far, and their total.
+	Progress func(done, total int)
 }
 
 // Timing holds the time of each step of Solve.
@@ -100,6 +110,10 @@ type Result struct {
 	// Dropped counts associations between observations of the same view,
 	// which CLEAR removes (the diagonal blocks of P are I).
 	Dropped int
+	// SplitComponents counts the components larger than
+	// Options.MaxComponent that were split, and CutAssociations the
+	// associations the split dropped (0 on the paper's exact path).
+	SplitComponents, CutAssociations int
 	// IterativeComponents counts components decomposed iteratively, and
 	// DenseFallbacks those where the iterative solver failed and the dense
 	// one was used instead.
@@ -116,6 +130,14 @@ var ErrUniverseSize = errors.New("clear: impossible universe size")
 // returns an *InputError naming the association or view; Solve does not
 // panic on any Problem. A nil opts means the zero Options.
 func Solve(p *Problem, opts *Options) (*Result, error) {
+	return SolveContext(context.Background(), p, opts)
+}
+
+// SolveContext is Solve, stopped with ctx's error when ctx is done: it is
+// checked between components and at every step of the iterative
+// eigensolver; a dense decomposition of more than denseWatch observations
+// is abandoned (left to finish in the background) when ctx is done.
+func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -136,6 +158,9 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 	if o.Eigensolver < EigenAuto || o.Eigensolver > EigenIterative {
 		return nil, fmt.Errorf("clear: unknown eigensolver %d", int(o.Eigensolver))
 	}
+	if o.MaxComponent < 0 {
+		return nil, fmt.Errorf("clear: MaxComponent %d is negative", o.MaxComponent)
+	}
 
 	// Step 1: the association graph and its normalized Laplacian.
 	t0 := time.Now()
@@ -146,6 +171,19 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 	g, dropped, err := buildGraph(p, vi)
 	if err != nil {
 		return nil, err
+	}
+	_, members := g.components()
+	var cut, split int
+	if o.MaxComponent > 0 {
+		var drop map[[2]int32]bool
+		if drop, split = splitLargeComponents(g, members, o.MaxComponent); split > 0 {
+			q := withoutEdges(p, drop)
+			cut = len(p.Associations) - len(q.Associations)
+			if g, _, err = buildGraph(q, vi); err != nil {
+				return nil, err
+			}
+			_, members = g.components()
+		}
 	}
 	l := g.n
 	maxView := 0
@@ -159,7 +197,6 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 	if m > 0 && m < maxView {
 		return nil, fmt.Errorf("%w: %d is smaller than the largest view (%d observations), so distinctness cannot hold", ErrUniverseSize, m, maxView)
 	}
-	_, members := g.components()
 	comps := make([]*component, len(members))
 	local := make([]int32, l)
 	invSqrtC := make([]float64, l)
@@ -167,7 +204,7 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 		invSqrtC[i] = 1 / math.Sqrt(d+1)
 	}
 	sl := &slabs{}
-	res := &Result{Item: make([]int, l), Components: len(members), Dropped: dropped}
+	res := &Result{Item: make([]int, l), Components: len(members), Dropped: dropped, SplitComponents: split, CutAssociations: cut}
 	for c, vs := range members {
 		comps[c] = newComponent(g, vs, local, invSqrtC, sl)
 		res.LargestComponent = max(res.LargestComponent, len(vs))
@@ -190,33 +227,60 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 		}
 		return c.size() > DenseMax
 	}
-	decompose := func(ci int, nmin int) {
+	dense := func(c *component) (spectrum, error) {
+		if c.size() <= denseWatch {
+			return denseSpectrum(c, sl), nil
+		}
+		// Large and cubic: run it aside so that ctx can stop the solve.
+		ch := make(chan spectrum, 1)
+		go func() { ch <- denseSpectrum(c, nil) }()
+		select {
+		case s := <-ch:
+			return s, nil
+		case <-ctx.Done():
+			return spectrum{}, ctx.Err()
+		}
+	}
+	decompose := func(ci int, nmin int) error {
 		c := comps[ci]
 		if !iterative(c) {
-			specs[ci] = denseSpectrum(c, sl)
-			return
+			var err error
+			specs[ci], err = dense(c)
+			return err
 		}
+		c.done = ctx.Done()
 		th, vs, ok := func() ([]float64, [][]float64, bool) {
 			t := newTeam(c)
 			defer t.close() // the helpers spin until closed
 			return topEigen(c, t, floor, nmin, o.Seed)
 		}()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if !ok {
 			res.DenseFallbacks++
-			specs[ci] = denseSpectrum(c, sl)
-			return
+			var err error
+			specs[ci], err = dense(c)
+			return err
 		}
 		specs[ci] = spectrumFromTop(th, vs, c.size())
+		return nil
 	}
 	counts := make([]int, len(comps))
 	below := 0
+	done := 0
 	for ci, c := range comps {
 		if iterative(c) {
 			res.IterativeComponents++
 		}
-		decompose(ci, 0)
+		if err := decompose(ci, 0); err != nil {
+			return nil, err
+		}
 		counts[ci] = specs[ci].count(thr)
 		below += counts[ci]
+		if done += c.size(); o.Progress != nil && (c.size() > 1 || ci == len(comps)-1) {
+			o.Progress(done, l)
+		}
 	}
 	res.BelowThreshold = below
 	if m == 0 {
@@ -231,7 +295,9 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 		for ci, c := range comps {
 			need := min(c.size(), counts[ci]+extra)
 			if !specs[ci].complete && len(specs[ci].values) < need {
-				decompose(ci, need)
+				if err := decompose(ci, need); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}

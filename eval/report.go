@@ -35,7 +35,7 @@ type Rows struct {
 func Evaluate(truth, view []int, input []clear.Pair, item []int, minTrack int) Rows {
 	l := len(truth)
 	var r Rows
-	r.Input = Row{ScorePairs(truth, input), IsCycleConsistent(l, input), pairsDistinct(view, input)}
+	r.Input = PairRow(truth, view, input)
 	cl := Closure(l, input)
 	r.Closure = Row{ScoreGroups(truth, cl), true, groupsDistinct(view, cl)}
 	pr := PruneConflicts(view, cl)
@@ -107,3 +107,8 @@ func pairsDistinct(view []int, pairs []clear.Pair) bool {
 }
 
 func groupsDistinct(view, label []int) bool { return len(conflicts(view, label)) == 0 }
+
+// PairRow scores a set of pairs (edge-centric, as the input row).
+func PairRow(truth, view []int, pairs []clear.Pair) Row {
+	return Row{ScorePairs(truth, pairs), IsCycleConsistent(len(truth), pairs), pairsDistinct(view, pairs)}
+}

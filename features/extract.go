@@ -18,9 +18,6 @@ import (
 	"gocv.io/x/gocv"
 )
 
-// ErrDecode reports a file that OpenCV cannot read as an image.
-var ErrDecode = errors.New("not a readable image")
-
 // cError converts an error message from the C++ side.
 func cError(msg *C.char) error {
 	if msg == nil {
@@ -29,6 +26,10 @@ func cError(msg *C.char) error {
 	defer C.cm_free_string(msg)
 	return errors.New(C.GoString(msg))
 }
+
+// OpenCV reports whether this build has OpenCV (cgo); without it every
+// image function returns ErrNoOpenCV.
+const OpenCV = true
 
 // SetNumThreads caps OpenCV's own threads; call it with 1 when Go workers
 // already run one extraction per core.

@@ -40,7 +40,11 @@ func hotelDescriptors(t *testing.T, f datasets.HotelFrame) *Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, false)
+	pts := make([]Point, len(f.Landmarks))
+	for i, p := range f.Landmarks {
+		pts[i] = Point{p.X, p.Y}
+	}
+	s, err := ExtractAt(filepath.Base(f.Image), data, pts, 10, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,55 @@ package features
 import (
 	"errors"
 	"math"
-
-	"github.com/clearmatch/clearmatch/datasets"
 )
 
 // Point is a position in 0-based pixel coordinates.
-type Point = datasets.Point
+type Point struct{ X, Y float64 }
+
+// ErrDecode reports a file that OpenCV cannot read as an image.
+var ErrDecode = errors.New("not a readable image")
+
+// ErrNoOpenCV is returned by every function that needs OpenCV in a binary
+// built without cgo (CGO_ENABLED=0).
+var ErrNoOpenCV = errors.New("this binary was built without OpenCV (CGO_ENABLED=0); " +
+	"rebuild it with cgo and OpenCV 4.6: apt-get install libopencv-dev pkg-config, then " +
+	"CGO_ENABLED=1 go install github.com/clearmatch/clearmatch/cmd/clearmatch@latest")
+
+// Extractor extracts features from many image files with a bounded pool of
+// workers and an optional cache (ExtractFiles).
+type Extractor struct {
+	Options Options
+	// CacheDir holds the feature cache; "" disables it.
+	CacheDir string
+	// Workers bounds the images processed at once; 0 means GOMAXPROCS.
+	// Memory for images and OpenCV buffers is bounded by it.
+	Workers int
+	// Progress, if set, is called after each image (serialized, from the
+	// worker goroutines) with the number done so far.
+	Progress func(done, total int, name string)
+}
+
+// Stats counts cache use in one ExtractFiles call.
+type Stats struct{ CacheHits, Extracted int64 }
+
+// CVEstimator fits two-view models with OpenCV's calib3d and its USAC
+// framework's MAGSAC++ (cv::USAC_MAGSAC; Barath et al., CVPR 2020):
+// cv::findHomography, cv::findFundamentalMat and cv::findEssentialMat
+// (https://docs.opencv.org/4.6.0/d9/d0c/group__calib3d.html). USAC seeds
+// its random generator with a fixed state, so a call's result depends only
+// on its input. It is safe for concurrent use.
+type CVEstimator struct {
+	// Confidence of the robust search; 0 means 0.999.
+	Confidence float64
+	// MaxIterations bounds the search; 0 means 10000.
+	MaxIterations int
+}
+
+// CVMatcher finds nearest neighbours with OpenCV's brute-force matcher
+// (BFMatcher, NORM_L2, knnMatch with k = 2): exact, and much faster than
+// pure Go on SIFT descriptors. It is safe for concurrent use (each call
+// has its own matcher).
+type CVMatcher struct{}
 
 // DescSize is the length of a SIFT descriptor.
 const DescSize = 128

@@ -16,19 +16,6 @@ import (
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
-// CVEstimator fits two-view models with OpenCV's calib3d and its USAC
-// framework's MAGSAC++ (cv::USAC_MAGSAC; Barath et al., CVPR 2020):
-// cv::findHomography, cv::findFundamentalMat and cv::findEssentialMat
-// (https://docs.opencv.org/4.6.0/d9/d0c/group__calib3d.html). USAC seeds
-// its random generator with a fixed state, so a call's result depends only
-// on its input. It is safe for concurrent use.
-type CVEstimator struct {
-	// Confidence of the robust search; 0 means 0.999.
-	Confidence float64
-	// MaxIterations bounds the search; 0 means 10000.
-	MaxIterations int
-}
-
 var _ pairwise.Estimator = CVEstimator{}
 
 // Estimate implements pairwise.Estimator.

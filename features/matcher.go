@@ -12,12 +12,6 @@ import (
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
-// CVMatcher finds nearest neighbours with OpenCV's brute-force matcher
-// (BFMatcher, NORM_L2, knnMatch with k = 2): exact, and much faster than
-// pure Go on SIFT descriptors. It is safe for concurrent use (each call
-// has its own matcher).
-type CVMatcher struct{}
-
 var _ pairwise.Matcher = CVMatcher{}
 
 // Nearest2 implements pairwise.Matcher.

@@ -10,23 +10,6 @@ import (
 	"sync/atomic"
 )
 
-// Extractor extracts features from many image files with a bounded pool of
-// workers and an optional cache.
-type Extractor struct {
-	Options Options
-	// CacheDir holds the feature cache; "" disables it.
-	CacheDir string
-	// Workers bounds the images processed at once; 0 means GOMAXPROCS.
-	// Memory for images and OpenCV buffers is bounded by it.
-	Workers int
-	// Progress, if set, is called after each image (serialized, from the
-	// worker goroutines) with the number done so far.
-	Progress func(done, total int, name string)
-}
-
-// Stats counts cache use in one ExtractFiles call.
-type Stats struct{ CacheHits, Extracted int64 }
-
 // ExtractFiles extracts the features of each file (names[i] names
 // paths[i] in the Sets and messages). It returns a Set or an error for every
 // file, in order: the caller decides whether a bad file is skipped or

@@ -39,8 +39,8 @@ func runDatasets(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if *to == "" {
 			return usagef("fetch needs -to DIR")
 		}
-		pr := newProgress(stderr, "fetch", "files")
-		fe := &datasets.Fetcher{Progress: func(done, total int, _ string) { pr.update(done, total) }}
+		pr := newProgress(stderr).stage("fetch")
+		fe := &datasets.Fetcher{Progress: func(done, total int, _ string) { pr(done, total) }}
 		if err := fe.Fetch(ctx, d, *to, *from); err != nil {
 			return err
 		}

@@ -3,58 +3,31 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/clearmatch/clearmatch/clear"
-	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
-	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
-const evalUsage = `eval hotel|graffiti [-data DIR] [-out DIR] [flags]
+const evalUsage = `eval hotel|graffiti [-data DIR] [-out DIR] [-protocol both|verified|paper] [flags]
 
-Reproduces the paper's experiments on CMU Hotel or Graffiti: features, all-pairs
-ratio matching, CLEAR and the metrics against the ground truth. Prints one
-table (input, closure, pruned_closure, clear, clear_min_track) and writes
-report.json, problem.txt and overlays/ into DIR.
+Reproduces the paper's experiments on CMU Hotel or Graffiti and scores them
+against the ground truth. By default two protocols run on the same features:
+"verified", clearmatch's default (RootSIFT, ratio 0.8, geometric verification
+and guided matching, then CLEAR), and "paper", the paper's own (SIFT, ratio 1.5
+on squared distances, CLEAR on every match). Prints a table per protocol and
+writes report.json, problem.txt (CLEAR's input of the first protocol) and
+overlays/ into DIR.
 
 Hotel: one SIFT descriptor per labelled landmark (σ = 10, computed orientation);
 truth = same landmark. Graffiti: SIFT with OpenCV's defaults; truth from the
 homographies (features matched within 2 px, greedily one to one; only features
 whose truth is a clique with one feature per image are kept).`
-
-// evalData is what one dataset contributes to the evaluation.
-type evalData struct {
-	images []string        // image paths
-	sets   []*features.Set // the observations of each image, after selection
-	found  []int           // features detected per image (before selection)
-	truth  []int           // truth item per observation
-}
-
-type imageInfo struct {
-	Name         string `json:"name"`
-	Features     int    `json:"features"`
-	Observations int    `json:"observations"`
-}
-
-type evalReport struct {
-	Dataset         string             `json:"dataset"`
-	Images          []imageInfo        `json:"images"`
-	Observations    int                `json:"observations"`
-	InputComponents int                `json:"input_components"`
-	InputLargest    int                `json:"input_largest_component"`
-	UniverseSize    int                `json:"universe_size"`
-	TimingSeconds   map[string]float64 `json:"timing_s"`
-	eval.Rows
-}
 
 func defaultDataDir() string {
 	if d := os.Getenv("CLEARMATCH_DATA"); d != "" {
@@ -63,14 +36,22 @@ func defaultDataDir() string {
 	return filepath.Join("..", "shared", "datasets")
 }
 
+// benchOptions are what eval and demo share.
+type benchOptions struct {
+	out, protocol     string
+	force             bool
+	minTrack, workers int
+}
+
 func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var o benchOptions
 	fs := newFlags("eval", evalUsage, stderr)
 	data := fs.String("data", defaultDataDir(), "datasets folder ($CLEARMATCH_DATA, default ../shared/datasets)")
-	out := fs.String("out", "eval-out", "output directory")
-	force := fs.Bool("force", false, "write into a non-empty output directory")
-	minTrack := fs.Int("min-track", 2, "clear_min_track drops items with fewer observations")
-	workers := fs.Int("workers", 0, "parallel workers (0: GOMAXPROCS)")
-	rootSIFT := fs.Bool("rootsift", false, "use RootSIFT descriptors")
+	fs.StringVar(&o.out, "out", "eval-out", "output directory")
+	fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
+	fs.IntVar(&o.minTrack, "min-track", 2, "clear_min_track drops items with fewer observations")
+	fs.IntVar(&o.workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
+	fs.StringVar(&o.protocol, "protocol", "both", "both, verified (clearmatch's default) or paper (the CLEAR paper's)")
 	var dataset string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		dataset, args = args[0], args[1:]
@@ -81,317 +62,148 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if dataset != "hotel" && dataset != "graffiti" {
 		return usagef("want a dataset: eval hotel|graffiti")
 	}
-	if *minTrack < 1 {
-		return usagef("-min-track %d: want at least 1", *minTrack)
-	}
-	if err := prepareOutDir(*out, *force); err != nil {
+	if err := o.check(); err != nil {
 		return err
 	}
-	timing := map[string]float64{}
-	t0 := time.Now()
-	var d *evalData
-	var err error
-	var chosen [][2]int
+	if err := needOpenCV(); err != nil {
+		return err
+	}
+	stage, err := newStage(o.out, o.force)
+	if err != nil {
+		return err
+	}
+	defer stage.Discard()
+	pr := newProgress(stderr)
+	var b *pipeline.Benchmark
 	if dataset == "hotel" {
-		d, err = loadHotelEval(ctx, filepath.Join(*data, "cmu-hotel"), *rootSIFT, stderr)
-		chosen = [][2]int{{0, 50}, {50, 100}, {0, 100}} // three frames, as in the paper's figure
+		b, err = pipeline.LoadHotel(ctx, filepath.Join(*data, "cmu-hotel"), pr)
 	} else {
-		var g *datasets.Graffiti
-		if g, err = datasets.LoadGraffiti(filepath.Join(*data, "graffiti")); err == nil {
-			d, err = homographyEval(ctx, g.Images, g.H, features.Options{RootSIFT: *rootSIFT}, *workers, stderr)
-		}
+		b, err = pipeline.LoadGraffiti(ctx, filepath.Join(*data, "graffiti"), o.workers, pr)
 	}
 	if err != nil {
 		return err
 	}
-	timing["features"] = time.Since(t0).Seconds()
-	return runEvaluation(ctx, dataset, d, *out, *minTrack, *workers, chosen, timing, stdout, stderr)
+	return runBenchmark(ctx, b, &o, stage, pr, stdout)
 }
 
-// matchSets matches the descriptor sets pairwise with OpenCV's matcher
-// (progress on stderr) and builds the CLEAR problem from the matches. It
-// returns the observations per image, the matches and the problem.
-func matchSets(ctx context.Context, sets []*features.Set, opts pairwise.Options, weighted bool, stderr io.Writer) ([]int, []pairwise.Pair, *clear.Problem, error) {
-	desc := make([][]float32, len(sets))
-	counts := make([]int, len(sets))
-	for i, s := range sets {
-		desc[i], counts[i] = s.Desc, s.Len()
+func (o *benchOptions) check() error {
+	switch {
+	case o.minTrack < 1:
+		return usagef("-min-track %d: want at least 1", o.minTrack)
+	case o.workers < 0:
+		return usagef("-workers %d: want 0 (all cores) or more", o.workers)
+	case o.protocol != "both" && o.protocol != "verified" && o.protocol != "paper":
+		return usagef("-protocol %q: want both, verified or paper", o.protocol)
 	}
-	opts.Progress = newProgress(stderr, "match", "pairs").update
-	pairs, err := pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, opts)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	prob, err := pairwise.Problem(counts, pairs, weighted)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return counts, pairs, prob, nil
-}
-
-// runEvaluation matches the observations of d, runs CLEAR, scores every
-// row against d's truth and writes report.json, problem.txt and overlays/
-// into out (the chosen pairs; nil means each image with the next).
-func runEvaluation(ctx context.Context, dataset string, d *evalData, out string, minTrack, workers int, chosen [][2]int, timing map[string]float64, stdout, stderr io.Writer) error {
-	t1 := time.Now()
-	counts, pairs, prob, err := matchSets(ctx, d.sets, pairwise.Options{Workers: workers}, false, stderr)
-	if err != nil {
-		return err
-	}
-	timing["match"] = time.Since(t1).Seconds()
-
-	t2 := time.Now()
-	res, err := clear.Solve(prob, nil)
-	if err != nil {
-		return err
-	}
-	timing["clear"] = time.Since(t2).Seconds()
-	fmt.Fprintf(stderr, "clear    %d observations, universe %d, %v\n", len(res.Item), res.UniverseSize, res.Timing.Total().Round(10_000))
-
-	t3 := time.Now()
-	view := make([]int, 0, len(res.Item))
-	for v, n := range counts {
-		for k := 0; k < n; k++ {
-			view = append(view, v)
-		}
-	}
-	input := make([]clear.Pair, len(prob.Associations))
-	for k, a := range prob.Associations {
-		input[k] = clear.Pair{A: a.A, B: a.B}
-	}
-	rows := eval.Evaluate(d.truth, view, input, res.Item, minTrack)
-	timing["evaluate"] = time.Since(t3).Seconds()
-
-	rep := evalReport{
-		Dataset: dataset, Observations: len(res.Item),
-		InputComponents: res.Components, InputLargest: res.LargestComponent,
-		UniverseSize: res.UniverseSize, TimingSeconds: timing, Rows: rows,
-	}
-	for i, s := range d.sets {
-		rep.Images = append(rep.Images, imageInfo{Name: filepath.Base(d.images[i]), Features: d.found[i], Observations: s.Len()})
-	}
-	t4 := time.Now()
-	if err := writeOverlays(ctx, filepath.Join(out, "overlays"), d, counts, pairs, res.Item, chosen, stderr); err != nil {
-		return err
-	}
-	timing["overlays"] = time.Since(t4).Seconds()
-
-	var pb bytes.Buffer
-	fmt.Fprintf(&pb, "# %s: %d images, ratio test 1.5 on squared distances, all pairs\n", dataset, len(counts))
-	if err := clear.WriteText(&pb, prob); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeFileAtomic(filepath.Join(out, "problem.txt"), pb.Bytes()); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(filepath.Join(out, "report.json"), append(js, '\n')); err != nil {
-		return err
-	}
-	printEvalTable(stdout, &rep, len(input))
 	return nil
 }
 
-func printEvalTable(w io.Writer, rep *evalReport, matches int) {
-	fmt.Fprintf(w, "%s: %d images, %d observations; input %d matches, %d components (largest %d); universe size %d\n\n",
-		rep.Dataset, len(rep.Images), rep.Observations, matches, rep.InputComponents, rep.InputLargest, rep.UniverseSize)
+// protocolReport is one protocol's part of report.json.
+type protocolReport struct {
+	Protocol        string                       `json:"protocol"`
+	Matches         eval.Row                     `json:"ratio_matches"`
+	Verification    *pipeline.VerificationCounts `json:"verification,omitempty"`
+	InputComponents int                          `json:"input_components"`
+	InputLargest    int                          `json:"input_largest_component"`
+	UniverseSize    int                          `json:"universe_size"`
+	SplitComponents int                          `json:"split_components"`
+	TimingSeconds   map[string]float64           `json:"timing_s"`
+	eval.Rows
+}
+
+type benchReport struct {
+	Dataset      string           `json:"dataset"`
+	Images       []imageInfo      `json:"images"`
+	Observations int              `json:"observations"`
+	Protocols    []protocolReport `json:"protocols"`
+}
+
+type imageInfo struct {
+	Name         string `json:"name"`
+	Features     int    `json:"features"`
+	Observations int    `json:"observations"`
+}
+
+// runBenchmark evaluates b under the chosen protocols, prints a table per
+// protocol and writes report.json, problem.txt and overlays/ (of the first
+// protocol) into the stage, then publishes it.
+func runBenchmark(ctx context.Context, b *pipeline.Benchmark, o *benchOptions, stage *export.Stage, pr *progress, stdout io.Writer) error {
+	protocols := map[string][]string{"both": {"verified", "paper"}, "verified": {"verified"}, "paper": {"paper"}}[o.protocol]
+	rep := benchReport{Dataset: b.Name, Observations: len(b.Truth)}
+	for i, s := range b.Sets {
+		rep.Images = append(rep.Images, imageInfo{Name: s.Image, Features: b.Found[i], Observations: s.Len()})
+	}
+	var first *pipeline.Evaluation
+	for _, name := range protocols {
+		opts := pipeline.PaperOptions()
+		if name == "verified" {
+			opts = pipeline.DefaultOptions()
+		}
+		opts.Workers, opts.Progress = o.workers, pr
+		e, err := b.Evaluate(ctx, name, opts, o.minTrack)
+		if err != nil {
+			return err
+		}
+		if first == nil {
+			first = e
+		}
+		c, t := e.Result.Clear, e.Result.Timing
+		p := protocolReport{Protocol: name, Matches: e.Matches, InputComponents: c.Components, InputLargest: c.LargestComponent,
+			UniverseSize: c.UniverseSize, SplitComponents: c.SplitComponents, Rows: e.Rows,
+			TimingSeconds: map[string]float64{"match": t.Match.Seconds(), "verify": t.Verify.Seconds(), "clear": t.Solve.Seconds()}}
+		if e.Result.Verified != nil {
+			v := e.Result.CountVerification()
+			p.Verification = &v
+		}
+		rep.Protocols = append(rep.Protocols, p)
+		printEvalTable(stdout, &rep, &p, len(e.Result.Problem.Associations))
+	}
+	ov := &export.Overlays{Sets: b.Sets, Item: first.Result.Clear.Item, Truth: b.Truth, Input: first.Result.Pairs(), Pairs: b.Pairs, Progress: pr.stage("overlays")}
+	for _, im := range b.Images {
+		ov.Paths = append(ov.Paths, im.Path)
+	}
+	if err := ov.Write(ctx, filepath.Join(stage.Dir, "overlays")); err != nil {
+		return err
+	}
+	var pb, rb bytes.Buffer
+	fmt.Fprintf(&pb, "# %s: %d images, CLEAR's input under the %s protocol\n", b.Name, len(b.Sets), first.Protocol)
+	if err := clear.WriteText(&pb, first.Result.Problem); err != nil {
+		return err
+	}
+	if err := export.WriteJSON(&rb, rep); err != nil {
+		return err
+	}
+	if err := writeFiles(stage.Dir, map[string][]byte{"problem.txt": pb.Bytes(), "report.json": rb.Bytes()}); err != nil {
+		return err
+	}
+	return stage.Publish()
+}
+
+func printEvalTable(w io.Writer, rep *benchReport, p *protocolReport, matches int) {
+	fmt.Fprintf(w, "%s, %s protocol: %d images, %d observations; CLEAR input %d matches, %d components (largest %d); universe size %d\n\n",
+		rep.Dataset, p.Protocol, len(rep.Images), rep.Observations, matches, p.InputComponents, p.InputLargest, p.UniverseSize)
 	fmt.Fprintf(w, "%-16s %9s %7s %7s %9s %9s %10s %8s\n", "", "precision", "recall", "F1", "returned", "correct", "consistent", "distinct")
-	for _, r := range []struct {
+	rows := []struct {
 		name string
 		row  eval.Row
-	}{{"input", rep.Input}, {"closure", rep.Closure}, {"pruned_closure", rep.PrunedClosure}, {"clear", rep.Clear}, {"clear_min_track", rep.ClearMinTrack}} {
+	}{{"input", p.Matches}}
+	if p.Verification != nil {
+		rows = append(rows, struct {
+			name string
+			row  eval.Row
+		}{"verified", p.Input})
+	}
+	rows = append(rows, []struct {
+		name string
+		row  eval.Row
+	}{{"closure", p.Closure}, {"pruned_closure", p.PrunedClosure}, {"clear", p.Clear}, {"clear_min_track", p.ClearMinTrack}}...)
+	for _, r := range rows {
 		fmt.Fprintf(w, "%-16s %9.3f %7.3f %7.3f %9d %9d %10v %8v\n", r.name, r.row.Precision, r.row.Recall, r.row.F1, r.row.Returned, r.row.Correct, r.row.CycleConsistent, r.row.Distinct)
 	}
-	fmt.Fprintf(w, "\ntiming (s): features %.2f, match %.2f, clear %.3f, evaluate %.3f, overlays %.2f\n",
-		rep.TimingSeconds["features"], rep.TimingSeconds["match"], rep.TimingSeconds["clear"], rep.TimingSeconds["evaluate"], rep.TimingSeconds["overlays"])
-}
-
-func loadHotelEval(ctx context.Context, dir string, rootSIFT bool, stderr io.Writer) (*evalData, error) {
-	frames, err := datasets.LoadHotel(dir)
-	if err != nil {
-		return nil, err
+	if v := p.Verification; v != nil {
+		fmt.Fprintf(w, "verification: %d of %d pairs verified (H %d, F %d, E %d), %d inliers, %d guided matches\n",
+			v.Verified, v.Tried, v.Models["H"], v.Models["F"], v.Models["E"], v.Inliers, v.Guided)
 	}
-	d := &evalData{}
-	pr := newProgress(stderr, "extract", "frames")
-	for k, f := range frames {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		data, err := os.ReadFile(f.Image)
-		if err != nil {
-			return nil, err
-		}
-		s, err := features.ExtractAt(filepath.Base(f.Image), data, f.Landmarks, 10, rootSIFT)
-		if err != nil {
-			return nil, err
-		}
-		d.images = append(d.images, f.Image)
-		d.sets = append(d.sets, s)
-		d.found = append(d.found, s.Len())
-		for r := range f.Landmarks {
-			d.truth = append(d.truth, r) // line r is landmark r in every frame
-		}
-		pr.update(k+1, len(frames))
-	}
-	return d, nil
-}
-
-// homographyEval extracts SIFT (OpenCV defaults) from the images of a
-// planar scene and keeps the features of its homography ground truth.
-func homographyEval(ctx context.Context, images []string, h func(i, j int) datasets.Homography, fopts features.Options, workers int, stderr io.Writer) (*evalData, error) {
-	names := make([]string, len(images))
-	for i, p := range images {
-		names[i] = filepath.Base(p)
-	}
-	pr := newProgress(stderr, "extract", "images")
-	ex := &features.Extractor{Options: fopts, Workers: workers, Progress: func(done, total int, _ string) { pr.update(done, total) }}
-	sets, errs, _ := ex.ExtractFiles(ctx, images, names)
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	pts := make([][]eval.Point, len(sets))
-	for i, s := range sets {
-		for _, k := range s.Keypoints {
-			pts[i] = append(pts[i], eval.Point{X: float64(k.X), Y: float64(k.Y)})
-		}
-	}
-	gt := eval.HomographyGroundTruth(pts, func(i, j int, x, y float64) (float64, float64, bool) {
-		return h(i, j).Apply(x, y)
-	}, 2)
-	d := &evalData{images: images, truth: gt.Truth}
-	for i, s := range sets {
-		d.found = append(d.found, s.Len())
-		d.sets = append(d.sets, subset(s, gt.Keep[i]))
-	}
-	return d, nil
-}
-
-// subset keeps the features keep (increasing) of s.
-func subset(s *features.Set, keep []int) *features.Set {
-	out := &features.Set{Image: s.Image, Width: s.Width, Height: s.Height}
-	for _, k := range keep {
-		out.Keypoints = append(out.Keypoints, s.Keypoints[k])
-		out.Desc = append(out.Desc, s.Descriptor(k)...)
-	}
-	return out
-}
-
-// writeOverlays draws, for the chosen pairs, the input matches (when pairs
-// is not nil) and CLEAR's (green where the truth agrees, red where not; in
-// the track's colour when there is no truth), and every image's
-// observations coloured by item. A nil chosen means each image with the
-// next.
-func writeOverlays(ctx context.Context, dir string, d *evalData, counts []int, pairs []pairwise.Pair, item []int, chosen [][2]int, stderr io.Writer) error {
-	if chosen == nil {
-		for i := 0; i+1 < len(counts); i++ {
-			chosen = append(chosen, [2]int{i, i + 1})
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	off := make([]int, len(counts)+1)
-	for i, c := range counts {
-		off[i+1] = off[i] + c
-	}
-	pts := func(i int) []eval.Point {
-		var p []eval.Point
-		for _, k := range d.sets[i].Keypoints {
-			p = append(p, eval.Point{X: float64(k.X), Y: float64(k.Y)})
-		}
-		return p
-	}
-	imgs := map[int]image.Image{}
-	load := func(i int) (err error) {
-		if _, ok := imgs[i]; !ok {
-			imgs[i], err = eval.LoadImage(d.images[i])
-		}
-		return err
-	}
-	pr := newProgress(stderr, "overlays", "images")
-	total := len(chosen) + len(counts)
-	done := 0
-	byPair := map[[2]int][]pairwise.Match{}
-	for _, p := range pairs {
-		byPair[[2]int{p.I, p.J}] = p.Matches
-	}
-	for _, c := range chosen {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		i, j := c[0], c[1]
-		if err := load(i); err != nil {
-			return err
-		}
-		if err := load(j); err != nil {
-			return err
-		}
-		pi, pj := pts(i), pts(j)
-		line := func(a, b int) eval.Line {
-			l := eval.Line{A: pi[a-off[i]], B: pj[b-off[j]]}
-			if d.truth != nil {
-				l.Good = d.truth[a] >= 0 && d.truth[a] == d.truth[b]
-			} else {
-				l.Color = eval.ItemColor(item[a])
-			}
-			return l
-		}
-		drawn := map[string][]eval.Line{}
-		if pairs != nil {
-			drawn["input"] = []eval.Line{}
-			for _, m := range byPair[c] {
-				drawn["input"] = append(drawn["input"], line(off[i]+int(m.A), off[j]+int(m.B)))
-			}
-		}
-		where := map[int]int{} // item → observation in image j
-		for b := off[j]; b < off[j+1]; b++ {
-			if item[b] >= 0 {
-				where[item[b]] = b
-			}
-		}
-		drawn["clear"] = []eval.Line{}
-		for a := off[i]; a < off[i+1]; a++ {
-			if b, ok := where[item[a]]; ok && item[a] >= 0 {
-				drawn["clear"] = append(drawn["clear"], line(a, b))
-			}
-		}
-		for name, lines := range drawn {
-			img := eval.PairOverlay(imgs[i], imgs[j], lines)
-			if err := writePNG(filepath.Join(dir, fmt.Sprintf("pair_%d_%d_%s.png", i, j, name)), img); err != nil {
-				return err
-			}
-		}
-		done++
-		pr.update(done, total)
-	}
-	for i := range counts {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := load(i); err != nil {
-			return err
-		}
-		img := eval.ItemOverlay(imgs[i], pts(i), item[off[i]:off[i+1]])
-		base := filepath.Base(d.images[i])
-		if err := writePNG(filepath.Join(dir, fmt.Sprintf("items_%s.png", base[:len(base)-len(filepath.Ext(base))])), img); err != nil {
-			return err
-		}
-		delete(imgs, i)
-		done++
-		pr.update(done, total)
-	}
-	return nil
-}
-
-func writePNG(path string, img image.Image) error {
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, b.Bytes())
+	t := p.TimingSeconds
+	fmt.Fprintf(w, "timing (s): match %.2f, verify %.2f, clear %.3f\n\n", t["match"], t["verify"], t["clear"])
 }

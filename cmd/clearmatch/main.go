@@ -13,6 +13,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
+
+	"github.com/clearmatch/clearmatch/features"
 )
 
 // command is one subcommand: its flags are registered on fs by setup, and
@@ -40,7 +43,7 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -87,6 +90,14 @@ func printHelp(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\n`clearmatch help COMMAND` or `clearmatch COMMAND -h` lists a command's flags with their defaults.")
 	fmt.Fprintln(w, "Exit codes: 0 success, 1 failure, 2 bad usage, 130 interrupted.")
+}
+
+// needOpenCV fails at once in a binary built without cgo.
+func needOpenCV() error {
+	if !features.OpenCV {
+		return features.ErrNoOpenCV
+	}
+	return nil
 }
 
 // newFlags returns a flag set whose usage text names the command.

@@ -180,7 +180,7 @@ func TestSynth(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	runScored(t, "demo", "images/view1.png", "images/view6.png", "report.json", "problem.txt", "overlays/pair_0_1_clear.png", "overlays/items_view3.png")
+	runScored(t, "demo", "images/view1.png", "images/view6.png", "report.json", "problem.txt", "overlays/pair_0_1_clear.png", "overlays/items_view3_png.png")
 }
 
 func TestUnknownCommand(t *testing.T) {

@@ -1,37 +1,64 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
-// progress prints one stage's progress on stderr: a counter with rate and
-// estimated time left, rewritten in place, and a final line when done.
+// progress prints stages' progress on stderr: a counter with rate and
+// estimated time left, rewritten in place at most five times a second, and
+// a final line when a stage is done. It implements pipeline.Progress.
 type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	stage string
-	unit  string
-	start time.Time
-	last  time.Time
+	mu     sync.Mutex
+	w      io.Writer
+	starts map[string]time.Time
+	shown  map[string]bool
+	last   time.Time
 }
 
-func newProgress(w io.Writer, stage, unit string) *progress {
-	return &progress{w: w, stage: stage, unit: unit, start: time.Now()}
+var _ pipeline.Progress = (*progress)(nil)
+
+// units names what each stage counts.
+var units = map[string]string{
+	pipeline.StageExtract: "images", pipeline.StageMatch: "pairs", pipeline.StageVerify: "pairs",
+	pipeline.StageSolve: "observations", "overlays": "pictures", "fetch": "files",
 }
 
-func (p *progress) update(done, total int) {
+// quiet stages print nothing when they finish within a second.
+var quiet = map[string]bool{pipeline.StageSolve: true}
+
+func newProgress(w io.Writer) *progress {
+	return &progress{w: w, starts: map[string]time.Time{}, shown: map[string]bool{}}
+}
+
+// Update implements pipeline.Progress.
+func (p *progress) Update(stage string, done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
+	start, ok := p.starts[stage]
+	if !ok {
+		start = now
+		p.starts[stage] = now
+	}
 	if done < total && now.Sub(p.last) < 200*time.Millisecond {
 		return
 	}
+	// A solve is usually milliseconds: it shows progress only once it has
+	// run for a second.
+	if quiet[stage] && now.Sub(start) < time.Second && !p.shown[stage] {
+		return
+	}
+	p.shown[stage] = true
 	p.last = now
-	el := now.Sub(p.start).Seconds()
-	rate := float64(done) / max(el, 1e-9)
+	rate := float64(done) / max(now.Sub(start).Seconds(), 1e-9)
 	eta := ""
 	if done < total && rate > 0 {
 		eta = fmt.Sprintf(", %.0fs left", float64(total-done)/rate)
@@ -40,5 +67,30 @@ func (p *progress) update(done, total int) {
 	if done >= total {
 		end = "\n"
 	}
-	fmt.Fprintf(p.w, "%-8s %d/%d %s (%.1f/s%s)%s", p.stage, done, total, p.unit, rate, eta, end)
+	fmt.Fprintf(p.w, "%-8s %d/%d %s (%.1f/s%s)%s", stage, done, total, units[stage], rate, eta, end)
+}
+
+// stage returns p's update function for one stage.
+func (p *progress) stage(name string) func(done, total int) {
+	return func(done, total int) { p.Update(name, done, total) }
+}
+
+// newStage prepares an output folder, as a usage error when it is not
+// empty.
+func newStage(out string, force bool) (*export.Stage, error) {
+	st, err := export.NewStage(out, force)
+	if errors.Is(err, export.ErrNotEmpty) {
+		return nil, usageError{err}
+	}
+	return st, err
+}
+
+// writeFiles writes named files into dir atomically.
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, data := range files {
+		if err := export.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 const solveUsage = `solve [-in FILE] [-out FILE] [flags]
@@ -32,7 +34,7 @@ nothing is written.`
 type solveOptions struct {
 	in, out, informat, outformat, views, assignment, eigen string
 	threshold                                              float64
-	universe                                               int
+	universe, maxComponent                                 int
 }
 
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -47,6 +49,7 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.IntVar(&o.universe, "universe", 0, "known universe size; 0 estimates it")
 	fs.StringVar(&o.assignment, "assignment", "greedy", "assignment: greedy (the reference code's) or hungarian (optimal)")
 	fs.StringVar(&o.eigen, "eigen", "auto", "eigensolver: auto, dense or iterative")
+	fs.IntVar(&o.maxComponent, "max-component", 0, "split components larger than this before decomposing them (0: never, the paper's exact algorithm)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -96,7 +99,8 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res, err := clear.Solve(p, opts)
+	opts.Progress = newProgress(stderr).stage(pipeline.StageSolve)
+	res, err := clear.SolveContext(ctx, p, opts)
 	if err != nil {
 		var ie *clear.InputError
 		if errors.As(err, &ie) && ie.Index >= 0 && ie.Index < len(lines) {
@@ -125,17 +129,24 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if _, err := stdout.Write(buf.Bytes()); err != nil {
 			return err
 		}
-	} else if err := writeFileAtomic(o.out, buf.Bytes()); err != nil {
+	} else if err := export.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "solve: %d observations, %d views, %d associations (%d inside a view, dropped), %d components (largest %d), universe %d (%d eigenvalues below %g), %d items, %v\n",
-		l, len(p.ViewSizes), len(p.Associations), res.Dropped, res.Components, res.LargestComponent,
+	split := ""
+	if res.SplitComponents > 0 {
+		split = fmt.Sprintf(" after splitting %d over %d (%d associations cut)", res.SplitComponents, o.maxComponent, res.CutAssociations)
+	}
+	fmt.Fprintf(stderr, "solve: %d observations, %d views, %d associations (%d inside a view, dropped), %d components (largest %d%s), universe %d (%d eigenvalues below %g), %d items, %v\n",
+		l, len(p.ViewSizes), len(p.Associations), res.Dropped, res.Components, res.LargestComponent, split,
 		res.UniverseSize, res.BelowThreshold, o.threshold, res.Items, res.Timing.Total().Round(10_000))
 	return nil
 }
 
 func (o *solveOptions) clearOptions() (*clear.Options, error) {
-	opts := &clear.Options{Threshold: o.threshold, UniverseSize: o.universe}
+	opts := &clear.Options{Threshold: o.threshold, UniverseSize: o.universe, MaxComponent: o.maxComponent}
+	if o.maxComponent < 0 {
+		return nil, usagef("-max-component %d: want 0 (never split) or a positive size", o.maxComponent)
+	}
 	if !(o.threshold > 0) || o.threshold > 2 {
 		return nil, usagef("-threshold %v: want a number in (0, 2]", o.threshold)
 	}

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 const synthUsage = `synth [-out DIR] [-force] [flags]
@@ -53,16 +53,18 @@ func runSynth(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *items < 1 || *views < 2 || !(*ratio > 0 && *ratio <= 1) || !(*mismatch >= 0 && *mismatch <= 1) {
 		return usagef("want -items ≥ 1, -views ≥ 2, -ratio in (0, 1], -mismatch in [0, 1]")
 	}
-	if err := prepareOutDir(*out, *force); err != nil {
+	stage, err := newStage(*out, *force)
+	if err != nil {
 		return err
 	}
+	defer stage.Discard()
 	cfg := clear.SynthConfig{Items: *items, Views: *views, ObsRatio: *ratio, Mismatch: *mismatch, Seed: *seed}
 	fmt.Fprintf(stderr, "synth: synthesizing %d items, %d views, observation ratio %g, %g%% mismatches\n",
 		cfg.Items, cfg.Views, cfg.ObsRatio, 100*cfg.Mismatch)
 	s := clear.Synthesize(cfg)
 	p := s.Problem
 	fmt.Fprintf(stderr, "synth: solving %d observations, %d associations\n", p.NumObservations(), len(p.Associations))
-	res, err := clear.Solve(p, nil)
+	res, err := clear.SolveContext(ctx, p, &clear.Options{Progress: newProgress(stderr).stage(pipeline.StageSolve)})
 	if err != nil {
 		return err
 	}
@@ -120,10 +122,11 @@ func runSynth(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{"problem.txt": pb.Bytes(), "items.txt": ib.Bytes(), "report.json": append(js, '\n')} {
-		if err := writeFileAtomic(filepath.Join(*out, name), data); err != nil {
-			return err
-		}
+	if err := writeFiles(stage.Dir, map[string][]byte{"problem.txt": pb.Bytes(), "items.txt": ib.Bytes(), "report.json": append(js, '\n')}); err != nil {
+		return err
+	}
+	if err := stage.Publish(); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "synth: wrote problem.txt, items.txt, report.json to %s\n", *out)
 	return nil

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/pipeline"
+)
+
+// check refuses every impossible value before any work starts, and fills
+// the options that need parsing.
+func (o *matchOptions) check(inputs []string) error {
+	p := &o.pipe
+	switch {
+	case o.out == "":
+		return usagef("-out is required")
+	case len(inputs) == 0:
+		return usagef("no images: give a folder or image files")
+	case !(p.Match.Ratio > 0 && p.Match.Ratio < 1):
+		return usagef("-ratio %v: want a number in (0, 1)", p.Match.Ratio)
+	case p.Features.MaxFeatures < 0 || p.Features.MaxDim < 0 || p.Workers < 0 || p.Match.Window < 0 || o.universe < 0 || p.Verification.MinInliers < 0:
+		return usagef("negative sizes are not allowed")
+	case o.minTrack < 2:
+		return usagef("-min-track %d: want at least 2", o.minTrack)
+	case !(p.Features.ContrastThreshold > 0) || !(p.Features.EdgeThreshold > 0):
+		return usagef("-contrast and -edge must be positive")
+	case !(p.Verification.Threshold > 0):
+		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
+	case o.export != "" && o.export != "colmap":
+		return usagef("-export %q: want colmap", o.export)
+	}
+	copts, err := (&solveOptions{threshold: o.threshold, universe: o.universe, assignment: o.assignment, eigen: "auto", maxComponent: p.Clear.MaxComponent}).clearOptions()
+	if err != nil {
+		return err
+	}
+	p.Clear = *copts
+	if o.intrinsics != "" {
+		f := strings.Split(o.intrinsics, ",")
+		var v [4]float64
+		if len(f) != 4 {
+			return usagef("-intrinsics %q: want fx,fy,cx,cy", o.intrinsics)
+		}
+		for i, s := range f {
+			if v[i], err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil || !(v[i] >= 0) || (i < 2 && v[i] == 0) {
+				return usagef("-intrinsics %q: %q is not a valid value", o.intrinsics, s)
+			}
+		}
+		p.Camera = pairwise.Camera{Fx: v[0], Fy: v[1], Cx: v[2], Cy: v[3]}
+	}
+	return nil
+}
+
+// parseInterleaved parses flags that may follow positional arguments
+// (clearmatch match DIR -out OUT) and returns the positional ones.
+func parseInterleaved(fs interface {
+	Parse([]string) error
+	Args() []string
+}, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseOverlayPairs reads -overlay-pairs; nil means each image with the
+// next (or none).
+func parseOverlayPairs(s string, n int) ([][2]int, error) {
+	if s == "next" || s == "none" || s == "" {
+		return nil, nil
+	}
+	var out [][2]int
+	for _, f := range strings.Split(s, ",") {
+		ab := strings.Split(strings.TrimSpace(f), "-")
+		if len(ab) != 2 {
+			return nil, usagef("-overlay-pairs: %q is not i-j", f)
+		}
+		a, e1 := strconv.Atoi(ab[0])
+		b, e2 := strconv.Atoi(ab[1])
+		if e1 != nil || e2 != nil || a < 0 || b < 0 || a >= n || b >= n || a == b {
+			return nil, usagef("-overlay-pairs: %q is not two different images of %d", f, n)
+		}
+		out = append(out, [2]int{min(a, b), max(a, b)})
+	}
+	return out, nil
+}
+
+func readPairsFile(path string, names []string) ([][2]int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]int{}
+	for i, n := range names {
+		idx[n] = i
+	}
+	var out [][2]int
+	for ln, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) != 2 {
+			return nil, fmt.Errorf("%s:%d: want two image names", path, ln+1)
+		}
+		a, ok1 := idx[f[0]]
+		c, ok2 := idx[f[1]]
+		if !ok1 || !ok2 || a == c {
+			return nil, fmt.Errorf("%s:%d: %q and %q are not two of the input images", path, ln+1, f[0], f[1])
+		}
+		out = append(out, [2]int{a, c})
+	}
+	return out, nil
+}
+
+func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []export.Match, minTrack int, out string) {
+	features, ratio := 0, 0
+	for _, s := range r.Sets {
+		features += s.Len()
+	}
+	for _, p := range r.Matches {
+		ratio += len(p.Matches)
+	}
+	fmt.Fprintf(w, "images %d (%d skipped), features %d, pairs %d, ratio matches %d\n", len(r.Images), len(r.Skipped), features, len(r.Matches), ratio)
+	if r.Verified != nil {
+		c := r.CountVerification()
+		fmt.Fprintf(w, "verified pairs %d of %d (H %d, F %d, E %d), verified matches %d (%d guided)\n",
+			c.Verified, c.Tried, c.Models["H"], c.Models["F"], c.Models["E"], len(r.Problem.Associations), c.Guided)
+	}
+	c := r.Clear
+	split := ""
+	if c.SplitComponents > 0 {
+		split = fmt.Sprintf(", %d split (%d associations cut)", c.SplitComponents, c.CutAssociations)
+	}
+	fmt.Fprintf(w, "components %d (largest %d%s), universe %d, tracks %d (min %d observations), consistent matches %d\n",
+		c.Components, c.LargestComponent, split, c.UniverseSize, len(t.Tracks), minTrack, len(ms))
+	tm := r.Timing
+	fmt.Fprintf(w, "time: extract %.2fs (%d cached), match %.2fs, verify %.2fs, solve %.3fs; output in %s\n",
+		tm.Extract.Seconds(), r.CacheHits, tm.Match.Seconds(), tm.Verify.Seconds(), tm.Solve.Seconds(), out)
+}

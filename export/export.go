@@ -1,0 +1,175 @@
+// Package export writes (and, where a format is meant to be read back,
+// reads) clearmatch's output files: tracks.json, matches.csv, report.json,
+// COLMAP's text import files, and overlay pictures. It also stages a run's
+// outputs so that a failed or interrupted run leaves the output folder as
+// it was. It is pure Go.
+package export
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/features"
+)
+
+// Observation is one keypoint of a track. X and Y are 0-based pixel
+// coordinates with pixel centres at integers (OpenCV), at full resolution.
+type Observation struct {
+	Image    string  `json:"image"`
+	Keypoint int     `json:"keypoint"`
+	X        float64 `json:"x"`
+	Y        float64 `json:"y"`
+}
+
+// Track is one universe item: an id (numbered by first observation) and
+// its observations, at most one per image.
+type Track struct {
+	ID           int           `json:"id"`
+	Observations []Observation `json:"observations"`
+}
+
+// Tracks is the content of tracks.json.
+type Tracks struct {
+	Images []string `json:"images"`
+	Tracks []Track  `json:"tracks"`
+}
+
+// Match is one consistent pairwise match: keypoint KpA of image A with
+// keypoint KpB of image B (A before B in the image order).
+type Match struct {
+	A, KpA, B, KpB int
+}
+
+// Build turns CLEAR's items (one per observation, numbered image by image
+// as in sets; −1 for dropped observations) into tracks with stable ids and
+// the matches they imply, sorted by image pair and keypoints.
+func Build(sets []*features.Set, item []int) (*Tracks, []Match) {
+	t := &Tracks{Images: make([]string, len(sets))}
+	off := make([]int, len(sets)+1)
+	for i, s := range sets {
+		t.Images[i] = s.Image
+		off[i+1] = off[i] + s.Len()
+	}
+	if len(item) != off[len(sets)] {
+		panic(fmt.Sprintf("export: %d items for %d observations", len(item), off[len(sets)]))
+	}
+	imgOf := func(g int) (int, int) {
+		i := sort.Search(len(sets), func(i int) bool { return off[i+1] > g })
+		return i, g - off[i]
+	}
+	id := map[int]int{}
+	for g, it := range item {
+		if it < 0 {
+			continue
+		}
+		k, ok := id[it]
+		if !ok {
+			k = len(t.Tracks)
+			id[it] = k
+			t.Tracks = append(t.Tracks, Track{ID: k})
+		}
+		i, kp := imgOf(g)
+		p := sets[i].Keypoints[kp]
+		t.Tracks[k].Observations = append(t.Tracks[k].Observations, Observation{Image: sets[i].Image, Keypoint: kp, X: round4(p.X), Y: round4(p.Y)})
+	}
+	var ms []Match
+	for _, p := range clear.PairsOf(item) {
+		ia, ka := imgOf(p.A)
+		ib, kb := imgOf(p.B)
+		ms = append(ms, Match{ia, ka, ib, kb})
+	}
+	sort.Slice(ms, func(x, y int) bool {
+		a, b := ms[x], ms[y]
+		if a.A != b.A || a.B != b.B {
+			return a.A < b.A || a.A == b.A && a.B < b.B
+		}
+		return a.KpA < b.KpA || a.KpA == b.KpA && a.KpB < b.KpB
+	})
+	return t, ms
+}
+
+func round4(v float32) float64 { return math.Round(float64(v)*1e4) / 1e4 }
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so a failed or interrupted run never leaves a
+// partial file behind.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ErrNotEmpty reports an output folder that holds files already.
+var ErrNotEmpty = fmt.Errorf("exists and is not empty (use -force)")
+
+// Stage is a temporary folder inside an output folder where a run writes
+// its outputs; Publish moves them into place, Discard removes them.
+type Stage struct {
+	Dir string // write the outputs here
+	out string
+}
+
+// NewStage prepares out (created if missing; a non-empty one is refused
+// unless force) and a stage inside it.
+func NewStage(out string, force bool) (*Stage, error) {
+	entries, err := os.ReadDir(out)
+	switch {
+	case os.IsNotExist(err):
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	case len(entries) > 0 && !force:
+		return nil, fmt.Errorf("output directory %s %w", out, ErrNotEmpty)
+	}
+	dir, err := os.MkdirTemp(out, ".clearmatch-tmp-")
+	if err != nil {
+		return nil, err
+	}
+	return &Stage{Dir: dir, out: out}, nil
+}
+
+// Publish moves the staged outputs into the output folder, replacing older
+// ones of the same name, and removes the stage.
+func (s *Stage) Publish() error {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		dst := filepath.Join(s.out, e.Name())
+		if err := os.RemoveAll(dst); err != nil {
+			return err
+		}
+		if err := os.Rename(filepath.Join(s.Dir, e.Name()), dst); err != nil {
+			return err
+		}
+	}
+	return os.Remove(s.Dir)
+}
+
+// Discard removes the stage and what it holds (after Publish: nothing).
+func (s *Stage) Discard() { os.RemoveAll(s.Dir) }

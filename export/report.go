@@ -1,0 +1,91 @@
+package export
+
+import (
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/pipeline"
+)
+
+// ImageFeatures is one image's feature count in report.json.
+type ImageFeatures struct {
+	Image    string `json:"image"`
+	Features int    `json:"features"`
+}
+
+// PairReport is one image pair's matching and verification in report.json.
+type PairReport struct {
+	A          string `json:"image_a"`
+	B          string `json:"image_b"`
+	Matches    int    `json:"ratio_matches"`
+	Model      string `json:"model,omitempty"`
+	HInliers   int    `json:"h_inliers,omitempty"`
+	FInliers   int    `json:"f_inliers,omitempty"`
+	Inliers    int    `json:"inliers,omitempty"`
+	Guided     int    `json:"guided,omitempty"`
+	Verified   int    `json:"verified_matches,omitempty"`
+	Consistent int    `json:"consistent_matches"`
+}
+
+// Report is report.json of `clearmatch match`.
+type Report struct {
+	Images            int                          `json:"images"`
+	Skipped           []string                     `json:"skipped_images"`
+	Features          []ImageFeatures              `json:"features_per_image"`
+	PairsMatched      int                          `json:"pairs_matched"`
+	RatioMatches      int                          `json:"ratio_matches"`
+	Verification      *pipeline.VerificationCounts `json:"verification,omitempty"`
+	InputMatches      int                          `json:"input_matches"`
+	UniverseSize      int                          `json:"universe_size"`
+	Components        int                          `json:"components"`
+	LargestComponent  int                          `json:"largest_component"`
+	SplitComponents   int                          `json:"split_components"`
+	CutAssociations   int                          `json:"cut_associations"`
+	Tracks            int                          `json:"tracks"`
+	ConsistentMatches int                          `json:"consistent_matches"`
+	CacheHits         int                          `json:"cache_hits"`
+	Pairs             []PairReport                 `json:"pairs"`
+	TimingSeconds     map[string]float64           `json:"timing_s"`
+}
+
+// NewReport summarizes a run whose tracks and consistent matches are t and
+// ms.
+func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
+	rep := &Report{
+		Images: len(r.Images), Skipped: []string{}, PairsMatched: len(r.Matches),
+		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
+		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
+		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
+		Tracks: len(t.Tracks), ConsistentMatches: len(ms), CacheHits: r.CacheHits,
+		TimingSeconds: map[string]float64{
+			"extract": r.Timing.Extract.Seconds(), "match": r.Timing.Match.Seconds(),
+			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(),
+		},
+	}
+	for _, s := range r.Skipped {
+		rep.Skipped = append(rep.Skipped, s.Name)
+	}
+	for _, s := range r.Sets {
+		rep.Features = append(rep.Features, ImageFeatures{Image: s.Image, Features: s.Len()})
+	}
+	consistent := map[[2]int]int{}
+	for _, m := range ms {
+		consistent[[2]int{m.A, m.B}]++
+	}
+	byPair := map[[2]int]*pairwise.Verified{}
+	for k := range r.Verified {
+		byPair[[2]int{r.Verified[k].I, r.Verified[k].J}] = &r.Verified[k]
+	}
+	if r.Verified != nil {
+		c := r.CountVerification()
+		rep.Verification = &c
+	}
+	for _, p := range r.Matches {
+		rep.RatioMatches += len(p.Matches)
+		pr := PairReport{A: r.Images[p.I].Name, B: r.Images[p.J].Name, Matches: len(p.Matches), Consistent: consistent[[2]int{p.I, p.J}]}
+		if v := byPair[[2]int{p.I, p.J}]; v != nil {
+			pr.Model, pr.HInliers, pr.FInliers, pr.Inliers, pr.Guided = v.Model.String(), v.HInliers, v.FInliers, v.Inliers, v.Guided
+			pr.Verified = len(v.Matches)
+		}
+		rep.Pairs = append(rep.Pairs, pr)
+	}
+	return rep
+}

@@ -1,0 +1,365 @@
+// Package pipeline runs clearmatch's stages, from images (or feature sets)
+// to cycle-consistent tracks:
+//
+//	images ──extract──▶ SIFT keypoints + descriptors (features, OpenCV)
+//	       ──match────▶ Lowe's ratio test on every image pair (pairwise)
+//	       ──verify───▶ two-view geometry (H, F or E) + guided matches
+//	       ──solve────▶ CLEAR on the verified association graph (clear)
+//
+// Run takes image files, Match takes feature sets (a benchmark's selected
+// features, say); both return a Result with every stage's output and
+// timing. The package owns the concurrency (a bounded worker pool per
+// stage, never changing the output), honours context cancellation inside
+// every stage, reports progress through the Progress interface, and prints
+// nothing. File formats are in package export.
+//
+// DefaultOptions is the verified pipeline (RootSIFT, ratio 0.8, MAGSAC++
+// verification, guided matching, binary CLEAR); PaperOptions the CLEAR
+// paper's protocol (SIFT, vl_ubcmatch's ratio, no verification). Without
+// cgo the package builds, and Match and Solve work on given feature sets
+// that need no OpenCV only when verification is off; the image stages
+// return features.ErrNoOpenCV.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// Stage names, as reported to Progress and in Timing.
+const (
+	StageExtract = "extract"
+	StageMatch   = "match"
+	StageVerify  = "verify"
+	StageSolve   = "solve"
+)
+
+// Progress receives the progress of long stages. Update is called with
+// the stage's name and how many of its total units are done; calls are
+// serialized, and done == total ends the stage.
+type Progress interface {
+	Update(stage string, done, total int)
+}
+
+// Options configure the pipeline. Use DefaultOptions or PaperOptions and
+// change what you need; the zero value is PaperOptions without a cache.
+type Options struct {
+	// Features are the SIFT parameters (Run only).
+	Features features.Options
+	// CacheDir holds the feature cache (Run only); "" disables it.
+	CacheDir string
+	// RootSIFT matches RootSIFT descriptors (Arandjelović and Zisserman,
+	// 2012), computed from SIFT before matching, so the cache is shared.
+	RootSIFT bool
+	// Match selects the pairs and the ratio test (Workers and Progress are
+	// set by the pipeline).
+	Match pairwise.Options
+	// Verify turns on geometric verification and guided matching, with
+	// the options in Verification.
+	Verify       bool
+	Verification pairwise.VerifyOptions
+	// Camera, when known, holds the intrinsics of every image at full
+	// resolution: verification then fits an essential matrix instead of F.
+	Camera pairwise.Camera
+	// Weighted gives associations the weight 1 − d1/d2 of their ratio
+	// test (guided matches weigh 1); the default is binary, which the
+	// verified pipeline needs (low weights inflate the universe estimate).
+	Weighted bool
+	// Clear configures the solve.
+	Clear clear.Options
+	// Strict makes an unreadable image an error; by default it is skipped
+	// and listed in Result.Skipped.
+	Strict bool
+	// Workers bounds every stage's worker pool; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, if set, receives every stage's progress.
+	Progress Progress
+}
+
+// DefaultOptions returns the verified pipeline: RootSIFT, Lowe's ratio
+// 0.8, MAGSAC++ verification with H/F model selection, guided matching,
+// binary CLEAR with components bounded by clear.DefaultMaxComponent.
+func DefaultOptions() Options {
+	return Options{
+		RootSIFT: true,
+		Match:    pairwise.Options{Ratio: 0.8},
+		Verify:   true,
+		Clear:    clear.Options{MaxComponent: clear.DefaultMaxComponent},
+	}
+}
+
+// PaperOptions returns the CLEAR paper's protocol: SIFT, every pair
+// matched with vl_ubcmatch's ratio (1.5 on squared distances), no
+// verification, exact CLEAR on every component.
+func PaperOptions() Options { return Options{} }
+
+// Image is one input image that was used.
+type Image struct {
+	Name string // unique name (the file's base name)
+	Path string // the file ("" for feature sets given to Match)
+}
+
+// Skipped is an input image that could not be used.
+type Skipped struct {
+	Name string
+	Err  error
+}
+
+// Timing holds the wall time of each stage.
+type Timing struct {
+	Extract, Match, Verify, Solve time.Duration
+}
+
+// Result is the output of every stage.
+type Result struct {
+	Images  []Image
+	Skipped []Skipped
+	// Sets are the features of each image (SIFT, as extracted).
+	Sets []*features.Set
+	// CacheHits counts images whose features came from the cache.
+	CacheHits int
+	// Matches are the ratio-test matches of every pair matched.
+	Matches []pairwise.Pair
+	// Verified holds the verification of every pair (nil when
+	// verification is off): model, matrix, counts and verified matches.
+	Verified []pairwise.Verified
+	// Problem is CLEAR's input: the verified matches (or the ratio
+	// matches without verification), observations numbered image by image.
+	Problem *clear.Problem
+	// Clear is CLEAR's output.
+	Clear  *clear.Result
+	Timing Timing
+}
+
+// Offsets returns the global index of each image's first observation,
+// with the total last.
+func (r *Result) Offsets() []int {
+	off := make([]int, len(r.Sets)+1)
+	for i, s := range r.Sets {
+		off[i+1] = off[i] + s.Len()
+	}
+	return off
+}
+
+// Pairs returns the pairs that went into CLEAR (verified ones only, when
+// verification is on).
+func (r *Result) Pairs() []pairwise.Pair {
+	if r.Verified == nil {
+		return r.Matches
+	}
+	var out []pairwise.Pair
+	for _, v := range r.Verified {
+		if v.Model != pairwise.NoModel {
+			out = append(out, pairwise.Pair{I: v.I, J: v.J, Matches: v.Matches})
+		}
+	}
+	return out
+}
+
+// ErrTooFewImages reports fewer than two usable images.
+var ErrTooFewImages = features.ErrTooFewImages
+
+// Images expands the inputs (folders, whose image files are taken sorted
+// by name, and single files) into paths and unique names (base names).
+func Images(inputs []string) ([]Image, error) {
+	seen := map[string]string{}
+	var out []Image
+	for _, in := range inputs {
+		fi, err := os.Stat(in)
+		if err != nil {
+			return nil, err
+		}
+		ps := []string{in}
+		if fi.IsDir() {
+			if ps, err = features.ImageFiles(in); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range ps {
+			n := filepath.Base(p)
+			if prev, ok := seen[n]; ok {
+				return nil, fmt.Errorf("two images are named %s (%s and %s)", n, prev, p)
+			}
+			seen[n] = p
+			out = append(out, Image{Name: n, Path: p})
+		}
+	}
+	return out, nil
+}
+
+// Run extracts the features of the images and runs Match on them.
+// Unreadable images are skipped (listed in Result.Skipped) unless
+// opts.Strict; fewer than two usable images is an error.
+func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
+	if err := opts.Features.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	paths := make([]string, len(images))
+	names := make([]string, len(images))
+	for i, im := range images {
+		paths[i], names[i] = im.Path, im.Name
+	}
+	ex := &features.Extractor{Options: opts.Features, CacheDir: opts.CacheDir, Workers: opts.Workers}
+	if opts.Progress != nil {
+		ex.Progress = func(done, total int, _ string) { opts.Progress.Update(StageExtract, done, total) }
+	}
+	sets, errs, st := ex.ExtractFiles(ctx, paths, names)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var kept []Image
+	var keptSets []*features.Set
+	var skipped []Skipped
+	for i, err := range errs {
+		if errors.Is(err, features.ErrNoOpenCV) {
+			return nil, err
+		}
+		if err != nil {
+			if opts.Strict {
+				return nil, err
+			}
+			skipped = append(skipped, Skipped{Name: names[i], Err: err})
+			continue
+		}
+		kept = append(kept, images[i])
+		keptSets = append(keptSets, sets[i])
+	}
+	if len(kept) < 2 {
+		why := ""
+		for _, s := range skipped {
+			why += fmt.Sprintf("; %s: %v", s.Name, s.Err)
+		}
+		return nil, fmt.Errorf("%w: %d of %d%s", ErrTooFewImages, len(kept), len(images), why)
+	}
+	extract := time.Since(t0)
+	r, err := Match(ctx, kept, keptSets, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Skipped, r.CacheHits, r.Timing.Extract = skipped, int(st.CacheHits), extract
+	return r, nil
+}
+
+// Match runs the stages after extraction on given feature sets (one per
+// image, in order): matching, verification when opts.Verify, and CLEAR.
+func Match(ctx context.Context, images []Image, sets []*features.Set, opts Options) (*Result, error) {
+	if len(images) != len(sets) {
+		panic("pipeline: Match with different numbers of images and sets")
+	}
+	if opts.Verify {
+		if err := opts.Verification.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	r := &Result{Images: images, Sets: sets}
+	desc := make([][]float32, len(sets))
+	counts := make([]int, len(sets))
+	for i, s := range sets {
+		desc[i], counts[i] = s.Desc, s.Len()
+		if opts.RootSIFT {
+			desc[i] = append([]float32(nil), s.Desc...)
+			features.RootSIFT(desc[i])
+		}
+	}
+	t0 := time.Now()
+	mo := opts.Match
+	mo.Workers = opts.Workers
+	mo.Progress = stageProgress(opts.Progress, StageMatch)
+	var err error
+	if r.Matches, err = pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, mo); err != nil {
+		return nil, err
+	}
+	r.Timing.Match = time.Since(t0)
+
+	if opts.Verify {
+		t1 := time.Now()
+		views := make([]pairwise.View, len(sets))
+		for i, s := range sets {
+			views[i] = pairwise.View{Desc: desc[i], Camera: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
+			views[i].Points = make([]pairwise.Point, s.Len())
+			for k, kp := range s.Keypoints {
+				views[i].Points[k] = pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+			}
+		}
+		vo := opts.Verification
+		vo.Workers = opts.Workers
+		vo.Progress = stageProgress(opts.Progress, StageVerify)
+		if r.Verified, err = pairwise.Verify(ctx, views, features.DescSize, r.Matches, features.CVEstimator{}, vo); err != nil {
+			return nil, err
+		}
+		r.Timing.Verify = time.Since(t1)
+	}
+
+	if r.Problem, err = pairwise.Problem(counts, r.Pairs(), opts.Weighted); err != nil {
+		return nil, err
+	}
+	t2 := time.Now()
+	co := opts.Clear
+	if co.Progress == nil && opts.Progress != nil {
+		co.Progress = stageProgress(opts.Progress, StageSolve)
+	}
+	if r.Clear, err = clear.SolveContext(ctx, r.Problem, &co); err != nil {
+		return nil, err
+	}
+	r.Timing.Solve = time.Since(t2)
+	return r, nil
+}
+
+// pixelScale is how many full-resolution pixels one pixel of the
+// detection image spans (features are detected downscaled to maxDim).
+func pixelScale(s *features.Set, maxDim int) float64 {
+	if m := max(s.Width, s.Height); maxDim > 0 && m > maxDim {
+		return float64(m) / float64(maxDim)
+	}
+	return 1
+}
+
+func stageProgress(p Progress, stage string) func(done, total int) {
+	if p == nil {
+		return nil
+	}
+	return func(done, total int) { p.Update(stage, done, total) }
+}
+
+// Names returns the images' names.
+func Names(images []Image) []string {
+	out := make([]string, len(images))
+	for i, im := range images {
+		out[i] = im.Name
+	}
+	return out
+}
+
+// VerificationCounts summarizes Verified: pairs tried, verified, and
+// verified per model.
+type VerificationCounts struct {
+	Tried    int            `json:"pairs_tried"`
+	Verified int            `json:"pairs_verified"`
+	Models   map[string]int `json:"models"`
+	Inliers  int            `json:"inliers"`
+	Guided   int            `json:"guided_matches"`
+}
+
+// CountVerification summarizes the verification of r.
+func (r *Result) CountVerification() VerificationCounts {
+	c := VerificationCounts{Tried: len(r.Verified), Models: map[string]int{}}
+	for _, v := range r.Verified {
+		if v.Model == pairwise.NoModel {
+			continue
+		}
+		c.Verified++
+		c.Models[v.Model.String()]++
+		c.Inliers += v.Inliers
+		c.Guided += v.Guided
+	}
+	return c
+}
