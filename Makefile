@@ -22,11 +22,13 @@ test: setup
 	$(GO) test -count=1 -tags matprofile ./features/...
 	$(MAKE) --no-print-directory test-pure
 
-# test-pure: the packages that must stay free of cgo (clear, eval, datasets,
-# pairwise; those that exist so far) build and pass with CGO_ENABLED=0. The
+# test-pure: the cgo-free binary builds, and the packages that must stay free of
+# cgo (clear, eval, datasets, pairwise, export, pipeline) build and pass with
+# CGO_ENABLED=0. The
 # matprofile run above fails if any gocv Mat is left open.
-PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise))
+PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise export pipeline))
 test-pure:
+	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/clearmatch
 	CGO_ENABLED=0 $(GO) build $(PURE)
 	CGO_ENABLED=0 $(GO) test -count=1 $(PURE)
 

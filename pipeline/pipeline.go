@@ -16,9 +16,9 @@
 // DefaultOptions is the verified pipeline (RootSIFT, ratio 0.8, MAGSAC++
 // verification, guided matching, binary CLEAR); PaperOptions the CLEAR
 // paper's protocol (SIFT, vl_ubcmatch's ratio, no verification). Without
-// cgo the package builds, and Match and Solve work on given feature sets
-// that need no OpenCV only when verification is off; the image stages
-// return features.ErrNoOpenCV.
+// cgo the package builds and Match works on given feature sets with the
+// pure-Go matcher (and an Estimator of the caller's, for verification);
+// the image stages return features.ErrNoOpenCV.
 package pipeline
 
 import (
@@ -75,6 +75,13 @@ type Options struct {
 	Weighted bool
 	// Clear configures the solve.
 	Clear clear.Options
+	// Matcher finds nearest descriptors; nil means OpenCV's brute-force
+	// matcher (features.CVMatcher), or the exact pure-Go pairwise.BruteForce
+	// in a build without cgo.
+	Matcher pairwise.Matcher
+	// Estimator fits two-view models; nil means OpenCV's MAGSAC++
+	// (features.CVEstimator).
+	Estimator pairwise.Estimator
 	// Strict makes an unreadable image an error; by default it is skipped
 	// and listed in Result.Skipped.
 	Strict bool
@@ -275,7 +282,13 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	mo.Workers = opts.Workers
 	mo.Progress = stageProgress(opts.Progress, StageMatch)
 	var err error
-	if r.Matches, err = pairwise.MatchAll(ctx, desc, features.DescSize, features.CVMatcher{}, mo); err != nil {
+	var matcher pairwise.Matcher = features.CVMatcher{}
+	if opts.Matcher != nil {
+		matcher = opts.Matcher
+	} else if !features.OpenCV {
+		matcher = pairwise.BruteForce{}
+	}
+	if r.Matches, err = pairwise.MatchAll(ctx, desc, features.DescSize, matcher, mo); err != nil {
 		return nil, err
 	}
 	r.Timing.Match = time.Since(t0)
@@ -293,7 +306,11 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		vo := opts.Verification
 		vo.Workers = opts.Workers
 		vo.Progress = stageProgress(opts.Progress, StageVerify)
-		if r.Verified, err = pairwise.Verify(ctx, views, features.DescSize, r.Matches, features.CVEstimator{}, vo); err != nil {
+		var est pairwise.Estimator = features.CVEstimator{}
+		if opts.Estimator != nil {
+			est = opts.Estimator
+		}
+		if r.Verified, err = pairwise.Verify(ctx, views, features.DescSize, r.Matches, est, vo); err != nil {
 			return nil, err
 		}
 		r.Timing.Verify = time.Since(t1)

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
 // TestMatchBinaryGraffiti builds the clearmatch binary and runs `match` on
@@ -147,6 +149,40 @@ func TestMatchBadFolder(t *testing.T) {
 	} {
 		if code, _, stderr := runCmd(t, "", tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestNoCgoBinary builds clearmatch with CGO_ENABLED=0: solve works in
+// full, and an image command fails at once with one line saying how to
+// build with OpenCV, writing nothing.
+func TestNoCgoBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	problem := testenv.Require(t, filepath.Join(testenv.SharedDir(), "testdata", "problems", "hotel-sift.txt"))
+	bin := filepath.Join(t.TempDir(), "clearmatch")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	items := filepath.Join(t.TempDir(), "items.txt")
+	if out, err := exec.Command(bin, "solve", "-in", problem, "-out", items).CombinedOutput(); err != nil || !strings.Contains(string(out), "universe 57") {
+		t.Fatalf("solve: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(items); strings.Count(string(b), "\n") != 3030 {
+		t.Errorf("items.txt has %d lines, want 3030", strings.Count(string(b), "\n"))
+	}
+	for _, args := range [][]string{{"match", t.TempDir(), "-out", filepath.Join(t.TempDir(), "o")}, {"demo", "-out", filepath.Join(t.TempDir(), "d")}, {"eval", "graffiti"}} {
+		cmd := exec.Command(bin, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		msg := strings.TrimSpace(stderr.String())
+		if !ok || ee.ExitCode() != 1 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "built without OpenCV") || !strings.Contains(msg, "libopencv-dev") {
+			t.Errorf("%s: %v, stderr %q", args[0], err, msg)
 		}
 	}
 }

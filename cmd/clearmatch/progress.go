@@ -58,16 +58,21 @@ func (p *progress) Update(stage string, done, total int) {
 	}
 	p.shown[stage] = true
 	p.last = now
-	rate := float64(done) / max(now.Sub(start).Seconds(), 1e-9)
-	eta := ""
-	if done < total && rate > 0 {
-		eta = fmt.Sprintf(", %.0fs left", float64(total-done)/rate)
+	el := now.Sub(start).Seconds()
+	rate := ""
+	if el >= 0.1 { // a rate over less is noise
+		r := float64(done) / el
+		rate = fmt.Sprintf(" (%.1f/s", r)
+		if done < total && r > 0 {
+			rate += fmt.Sprintf(", %.0fs left", float64(total-done)/r)
+		}
+		rate += ")"
 	}
 	end := "\r"
 	if done >= total {
 		end = "\n"
 	}
-	fmt.Fprintf(p.w, "%-8s %d/%d %s (%.1f/s%s)%s", stage, done, total, units[stage], rate, eta, end)
+	fmt.Fprintf(p.w, "%-8s %d/%d %s%s%s", stage, done, total, units[stage], rate, end)
 }
 
 // stage returns p's update function for one stage.

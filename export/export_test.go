@@ -1,0 +1,128 @@
+package export
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/features"
+)
+
+func testSets() []*features.Set {
+	kp := func(x, y float32) features.Keypoint { return features.Keypoint{X: x, Y: y, Size: 4, Angle: 90} }
+	return []*features.Set{
+		{Image: "a,1.png", Keypoints: []features.Keypoint{kp(1, 2), kp(3, 4)}, Desc: make([]float32, 2*features.DescSize)},
+		{Image: "b.png", Keypoints: []features.Keypoint{kp(5, 6)}, Desc: make([]float32, features.DescSize)},
+		{Image: "c.png", Keypoints: []features.Keypoint{kp(7, 8), kp(9.123456, 10)}, Desc: make([]float32, 2*features.DescSize)},
+	}
+}
+
+func TestBuildAndRoundTrip(t *testing.T) {
+	sets := testSets()
+	// Observations: a0 a1 | b0 | c0 c1. Items: {a1, b0, c1}, {a0, c0}.
+	item := []int{1, 0, 0, 1, 0}
+	tr, ms := Build(sets, item)
+	if len(tr.Tracks) != 2 || tr.Tracks[0].ID != 0 || len(tr.Tracks[0].Observations) != 2 || len(tr.Tracks[1].Observations) != 3 {
+		t.Fatalf("tracks %+v", tr.Tracks)
+	}
+	if got := tr.Tracks[1].Observations[2]; got.Image != "c.png" || got.Keypoint != 1 || got.X != 9.1235 {
+		t.Errorf("observation %+v", got)
+	}
+	want := []Match{{0, 1, 1, 0}, {0, 0, 2, 0}, {0, 1, 2, 1}, {1, 0, 2, 1}} // by image pair, then keypoints
+	if !reflect.DeepEqual(ms, want) {
+		t.Errorf("matches %v, want %v", ms, want)
+	}
+	var b bytes.Buffer
+	if err := WriteTracks(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadTracks(&b)
+	if err != nil || !reflect.DeepEqual(back, tr) {
+		t.Fatalf("tracks round trip: %v\n%+v\n%+v", err, back, tr)
+	}
+	b.Reset()
+	if err := WriteMatchesCSV(&b, tr.Images, ms); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"a,1.png",1,b.png,0`) {
+		t.Errorf("a name with a comma is not quoted:\n%s", b.String())
+	}
+	got, err := ReadMatchesCSV(&b, tr.Images)
+	if err != nil || !reflect.DeepEqual(got, ms) {
+		t.Fatalf("matches round trip: %v: %v", err, got)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"images":["a"],"tracks":[{"id":0,"observations":[{"image":"b"}]}]}`, "unknown image"},
+		{`{"images":["a"],"tracks":[{"id":0,"observations":[{"image":"a"},{"image":"a"}]}]}`, "two observations"},
+		{`{"images":[], "extra": 1}`, "unknown field"},
+	} {
+		if _, err := ReadTracks(strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"x,y\n", "wrong number of fields"},
+		{"a,b,c,d\n", "line 1"},
+		{"image_a,kp_a,image_b,kp_b\na,0,z,1\n", "line 2"},
+		{"image_a,kp_a,image_b,kp_b\na,-1,a,1\n", "line 2"},
+	} {
+		if _, err := ReadMatchesCSV(strings.NewReader(tc.in), []string{"a"}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestColmapText(t *testing.T) {
+	sets := testSets()[1:]
+	sets[0].Desc[3] = 300 // clamped to 255
+	dir := t.TempDir()
+	if err := WriteColmapText(dir, sets, []Match{{0, 0, 1, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.ReadFile(filepath.Join(dir, "features", "b.png.txt"))
+	if !strings.HasPrefix(string(f), "1 128\n5.5000 6.5000 2.0000 1.570796 0 0 0 255 0") {
+		t.Errorf("features file starts %q", string(f)[:60])
+	}
+	m, _ := os.ReadFile(filepath.Join(dir, "matches.txt"))
+	if string(m) != "b.png c.png\n0 1\n" {
+		t.Errorf("matches.txt %q", m)
+	}
+	sets[0].Image = "bad\nname"
+	if err := WriteColmapText(t.TempDir(), sets, nil); err == nil {
+		t.Error("an image name with a line break was written")
+	}
+}
+
+func TestStage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	s, err := NewStage(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(s.Dir, "x.txt"), []byte("x"), 0o644)
+	if _, err := NewStage(out, false); err == nil {
+		t.Error("a non-empty folder accepted without force")
+	}
+	if err := s.Publish(); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 || entries[0].Name() != "x.txt" {
+		t.Errorf("after publish: %v", entries)
+	}
+	s2, err := NewStage(out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Discard()
+	entries, _ = os.ReadDir(out)
+	if len(entries) != 1 {
+		t.Errorf("a discarded stage left %v", entries)
+	}
+}

@@ -1,0 +1,197 @@
+package pairwise
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// exactH is a test Estimator: it fits H from the first four
+// correspondences by solving the DLT, and calls inliers what H maps within
+// the threshold; F and E are "not found", so model selection has H alone.
+type exactH struct{ h [9]float64 }
+
+func (e exactH) Estimate(kind ModelKind, a, b []Point, thr float64) ([9]float64, []bool, bool, error) {
+	in := make([]bool, len(a))
+	if kind != Homography {
+		return [9]float64{}, in, false, nil
+	}
+	for k := range a {
+		in[k] = TransferError(e.h, a[k], b[k]) <= thr
+	}
+	return e.h, in, true, nil
+}
+
+// planarPair makes two views of n random points related by h, with
+// descriptors that match their true partner and a fraction of wrong
+// ratio matches.
+func planarPair(n int, h [9]float64, wrong float64, rng *rand.Rand) ([]View, Pair) {
+	const dim = 8
+	v := []View{{}, {}}
+	for k := 0; k < n; k++ {
+		p := Point{rng.Float64() * 600, rng.Float64() * 400}
+		w := h[6]*p.X + h[7]*p.Y + h[8]
+		q := Point{(h[0]*p.X + h[1]*p.Y + h[2]) / w, (h[3]*p.X + h[4]*p.Y + h[5]) / w}
+		v[0].Points = append(v[0].Points, p)
+		v[1].Points = append(v[1].Points, q)
+		for d := 0; d < dim; d++ {
+			x := float32(rng.NormFloat64())
+			v[0].Desc = append(v[0].Desc, x)
+			v[1].Desc = append(v[1].Desc, x+float32(0.05*rng.NormFloat64()))
+		}
+	}
+	// Ratio matches: the first half, of which a fraction wrong.
+	pr := Pair{I: 0, J: 1}
+	for k := 0; k < n/2; k++ {
+		b := k
+		if rng.Float64() < wrong {
+			b = (k + 1 + rng.IntN(n-1)) % n
+		}
+		pr.Matches = append(pr.Matches, Match{A: int32(k), B: int32(b)})
+	}
+	return v, pr
+}
+
+func TestVerifyPlanar(t *testing.T) {
+	h := [9]float64{1.1, 0.05, 20, -0.03, 0.95, 10, 1e-5, -2e-5, 1}
+	for _, tc := range []struct {
+		name     string
+		n        int
+		wrong    float64
+		verified bool
+	}{
+		{"clean", 400, 0, true},
+		{"noisy", 400, 0.3, true},
+		{"too few", 14, 0, false}, // 7 matches, below the floor of 8
+		{"mostly wrong", 400, 0.9, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(tc.n)))
+			views, pr := planarPair(tc.n, h, tc.wrong, rng)
+			out, err := Verify(context.Background(), views, 8, []Pair{pr}, exactH{h}, VerifyOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := out[0]
+			if (v.Model != NoModel) != tc.verified {
+				t.Fatalf("model %v, inliers %d of %d; want verified %v", v.Model, v.Inliers, v.Candidates, tc.verified)
+			}
+			if !tc.verified {
+				if len(v.Matches) != 0 {
+					t.Errorf("a rejected pair keeps %d matches", len(v.Matches))
+				}
+				return
+			}
+			// Guided matching recovers every true correspondence, the
+			// unmatched half included, and nothing false.
+			seenA, seenB := map[int32]bool{}, map[int32]bool{}
+			for _, m := range v.Matches {
+				if m.A != m.B {
+					t.Errorf("wrong match %d-%d", m.A, m.B)
+				}
+				if seenA[m.A] || seenB[m.B] {
+					t.Errorf("match %d-%d is not one-to-one", m.A, m.B)
+				}
+				seenA[m.A], seenB[m.B] = true, true
+			}
+			if len(v.Matches) < tc.n*95/100 {
+				t.Errorf("%d guided and verified matches of %d true", len(v.Matches), tc.n)
+			}
+		})
+	}
+}
+
+func TestVerifyDeterministicAcrossWorkers(t *testing.T) {
+	h := [9]float64{1, 0, 5, 0, 1, -3, 0, 0, 1}
+	rng := rand.New(rand.NewPCG(2, 2))
+	views, pr := planarPair(300, h, 0.2, rng)
+	pairs := []Pair{pr, pr, pr, pr}
+	a, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range a {
+		if len(a[k].Matches) != len(b[k].Matches) || a[k].Inliers != b[k].Inliers {
+			t.Fatalf("pair %d differs between 1 and 3 workers", k)
+		}
+		for i := range a[k].Matches {
+			if a[k].Matches[i] != b[k].Matches[i] {
+				t.Fatalf("pair %d match %d differs", k, i)
+			}
+		}
+	}
+}
+
+func TestVerifyOptionsValidate(t *testing.T) {
+	for _, o := range []VerifyOptions{
+		{Threshold: -1}, {Threshold: math.NaN()}, {MinInliers: -2}, {MinInlierRatio: 2}, {GuidedRatio: 1.5}, {HRatio: math.Inf(1)},
+	} {
+		if o.Validate() == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	if (VerifyOptions{}).Validate() != nil {
+		t.Error("zero options refused")
+	}
+}
+
+func TestErrorsOfModels(t *testing.T) {
+	// F of a pure horizontal translation: epipolar lines are rows, so the
+	// Sampson error of (x, y) ↔ (x', y') is |y − y'|/√2.
+	f := [9]float64{0, 0, 0, 0, 0, -1, 0, 1, 0}
+	for _, tc := range []struct {
+		a, b Point
+		want float64
+	}{
+		{Point{10, 20}, Point{50, 20}, 0},
+		{Point{10, 20}, Point{50, 22}, 2 / math.Sqrt2},
+	} {
+		if got := SampsonError(f, tc.a, tc.b); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Sampson %v ↔ %v = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	h := [9]float64{2, 0, 1, 0, 2, 1, 0, 0, 1}
+	if got := TransferError(h, Point{1, 1}, Point{3, 7}); math.Abs(got-4) > 1e-12 {
+		t.Errorf("transfer error %v, want 4", got)
+	}
+	inv, ok := inverse3(h)
+	if !ok || TransferError(inv, Point{3, 3}, Point{1, 1}) > 1e-12 {
+		t.Errorf("inverse %v (ok %v)", inv, ok)
+	}
+	if _, ok := inverse3([9]float64{1, 2, 3, 2, 4, 6, 0, 0, 1}); ok {
+		t.Error("a singular matrix inverted")
+	}
+	// A valid homography scaled far down stays invertible: the test is
+	// relative to the matrix's scale.
+	var small [9]float64
+	for k, v := range h {
+		small[k] = v * 1e-5
+	}
+	if _, ok := inverse3(small); !ok {
+		t.Error("a scaled homography counted singular")
+	}
+}
+
+func TestGridLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var pts []Point
+	for k := 0; k < 2000; k++ {
+		pts = append(pts, Point{rng.Float64() * 1000, rng.Float64() * 700})
+	}
+	g := newGrid(pts, 4)
+	for _, l := range [][3]float64{{0.3, -1, 100}, {1, 0.1, -500}, {0, 1, -350}, {1, 0, 1e12}} {
+		nrm := math.Hypot(l[0], l[1])
+		found := map[int32]bool{}
+		g.alongLine(l, 3, func(k int32) { found[k] = true })
+		for k, p := range pts {
+			if d := math.Abs(l[0]*p.X+l[1]*p.Y+l[2]) / nrm; d <= 3 && !found[int32(k)] {
+				t.Fatalf("line %v: point %d at distance %.2f missed", l, k, d)
+			}
+		}
+	}
+}
