@@ -125,41 +125,11 @@ func MatchAll(ctx context.Context, desc [][]float32, dim int, m Matcher, opts Op
 	}
 	out := make([]Pair, len(list))
 	errs := make([]error, len(list))
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < min(workers, max(len(list), 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				i, j := list[k][0], list[k][1]
-				out[k] = Pair{I: i, J: j}
-				out[k].Matches, errs[k] = matchPair(desc[i], desc[j], dim, m, ratio, opts.Mutual)
-				if opts.Progress != nil {
-					mu.Lock()
-					done++
-					opts.Progress(done, len(list))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for k := range list {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	forEach(ctx, len(list), opts.Workers, opts.Progress, func(k int) {
+		i, j := list[k][0], list[k][1]
+		out[k] = Pair{I: i, J: j}
+		out[k].Matches, errs[k] = matchPair(desc[i], desc[j], dim, m, ratio, opts.Mutual)
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -169,6 +139,46 @@ feed:
 		}
 	}
 	return out, nil
+}
+
+// forEach calls fn(k) for k in [0, n) on a pool of workers (0 means
+// GOMAXPROCS) fed in order, calling progress (serialized) after each; it
+// stops feeding when ctx is done and returns once every started call has.
+// Each call writes only its own slot, so the output does not depend on the
+// number of workers.
+func forEach(ctx context.Context, n, workers int, progress func(done, total int), fn func(k int)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < min(workers, max(n, 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range jobs {
+				fn(k)
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, n)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for k := 0; k < n; k++ {
+		select {
+		case jobs <- k:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
 }
 
 // matchPair applies the ratio test to every descriptor of a against b: the

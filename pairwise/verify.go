@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 )
 
 // Geometric verification checks the ratio-test matches of every image pair
@@ -203,44 +201,14 @@ func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estima
 	}
 	out := make([]Verified, len(pairs))
 	errs := make([]error, len(pairs))
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < min(workers, max(len(pairs), 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				p := pairs[k]
-				if p.I < 0 || p.J >= len(views) || p.I >= p.J {
-					errs[k] = fmt.Errorf("pairwise: bad pair (%d, %d)", p.I, p.J)
-				} else {
-					out[k], errs[k] = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o)
-				}
-				if o.Progress != nil {
-					mu.Lock()
-					done++
-					o.Progress(done, len(pairs))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for k := range pairs {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
+	forEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) {
+		p := pairs[k]
+		if p.I < 0 || p.J >= len(views) || p.I >= p.J {
+			errs[k] = fmt.Errorf("pairwise: bad pair (%d, %d)", p.I, p.J)
+			return
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		out[k], errs[k] = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o)
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
