@@ -39,13 +39,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if *views < 2 || *views > 50 {
 		return usagef("-views %d: want 2 to 50", *views)
 	}
-	if err := o.check(); err != nil {
-		return err
-	}
-	if err := needOpenCV(); err != nil {
-		return err
-	}
-	stage, err := newStage(o.out, o.force)
+	stage, err := o.begin()
 	if err != nil {
 		return err
 	}

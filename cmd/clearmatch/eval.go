@@ -62,13 +62,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if dataset != "hotel" && dataset != "graffiti" {
 		return usagef("want a dataset: eval hotel|graffiti")
 	}
-	if err := o.check(); err != nil {
-		return err
-	}
-	if err := needOpenCV(); err != nil {
-		return err
-	}
-	stage, err := newStage(o.out, o.force)
+	stage, err := o.begin()
 	if err != nil {
 		return err
 	}
@@ -84,6 +78,17 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	return runBenchmark(ctx, b, &o, stage, pr, stdout)
+}
+
+// begin checks the options and OpenCV, then stages the output folder.
+func (o *benchOptions) begin() (*export.Stage, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if err := needOpenCV(); err != nil {
+		return nil, err
+	}
+	return newStage(o.out, o.force)
 }
 
 func (o *benchOptions) check() error {
