@@ -230,7 +230,7 @@ func TestExtractFilesCacheAndWorkers(t *testing.T) {
 	}
 }
 
-func TestFolderUsable(t *testing.T) {
+func TestFolderFiles(t *testing.T) {
 	dir, _ := badFolder(t)
 	os.WriteFile(filepath.Join(dir, "readme.txt"), []byte("x"), 0o644)
 	files, err := ImageFiles(dir)
@@ -244,14 +244,6 @@ func TestFolderUsable(t *testing.T) {
 	if strings.Join(names, " ") != "corrupt.png empty.png good.png notes.jpg" {
 		t.Fatalf("ImageFiles: %v", names)
 	}
-	sets, errs, _ := (&Extractor{}).ExtractFiles(context.Background(), files, names)
-	// One usable image: an error, strict or not.
-	if _, skipped, err := Usable(sets, errs, false); !errors.Is(err, ErrTooFewImages) || len(skipped) != 3 {
-		t.Errorf("one good image: %v, %d skipped", err, len(skipped))
-	}
-	if _, _, err := Usable(sets, errs, true); err == nil || !strings.Contains(err.Error(), "corrupt.png") {
-		t.Errorf("strict: %v", err)
-	}
 	// A flat image has no features but takes part.
 	flat := image.NewGray(image.Rect(0, 0, 50, 40))
 	var b bytes.Buffer
@@ -260,11 +252,5 @@ func TestFolderUsable(t *testing.T) {
 	s, err := Extract("flat.png", b.Bytes(), Options{})
 	if err != nil || s.Len() != 0 || s.Width != 50 {
 		t.Fatalf("flat image: %+v, %v", s, err)
-	}
-	sets = append(sets, s)
-	errs = append(errs, nil)
-	kept, skipped, err := Usable(sets, errs, false)
-	if err != nil || len(kept) != 2 || len(skipped) != 3 {
-		t.Errorf("good + flat: %d kept, %d skipped, %v", len(kept), len(skipped), err)
 	}
 }

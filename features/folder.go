@@ -2,7 +2,6 @@ package features
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -34,24 +33,3 @@ func ImageFiles(dir string) ([]string, error) {
 
 // ErrTooFewImages reports fewer than two usable images.
 var ErrTooFewImages = errors.New("fewer than two usable images")
-
-// Usable keeps the images that were extracted. With strict, the first
-// error is returned; otherwise failed images are skipped and their errors
-// returned as warnings. Fewer than two usable images is an error either
-// way. An image with no features is usable (it has zero observations).
-func Usable(sets []*Set, errs []error, strict bool) (kept []*Set, skipped []error, err error) {
-	for i, s := range sets {
-		if errs[i] != nil {
-			if strict {
-				return nil, nil, errs[i]
-			}
-			skipped = append(skipped, errs[i])
-			continue
-		}
-		kept = append(kept, s)
-	}
-	if len(kept) < 2 {
-		return nil, skipped, fmt.Errorf("%w (%d of %d)", ErrTooFewImages, len(kept), len(sets))
-	}
-	return kept, skipped, nil
-}
