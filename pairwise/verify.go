@@ -125,9 +125,12 @@ type VerifyOptions struct {
 	Progress func(done, total int)
 }
 
+// DefaultVerifyThreshold is VerifyOptions.Threshold's default, pixels.
+const DefaultVerifyThreshold = 3
+
 func (o VerifyOptions) withDefaults() VerifyOptions {
 	if o.Threshold == 0 {
-		o.Threshold = 3
+		o.Threshold = DefaultVerifyThreshold
 	}
 	if o.MinInliers == 0 {
 		o.MinInliers = 15
@@ -628,4 +631,22 @@ func (g *grid) alongLine(l [3]float64, r float64, f func(int32)) {
 		x0, x1 := min(xa, xb)-band, max(xa, xb)+band
 		g.visitCells(g.cellIndex(x0-g.x0), g.cellIndex(x1-g.x0), cy, cy, f)
 	}
+}
+
+// Agrees reports whether a ↔ b (pixels of images I and J) fits the pair's
+// verified model within thr pixels: Sampson distance under F (or the F an
+// essential matrix implies), transfer error both ways under H. A rejected
+// pair agrees with nothing.
+func (r *Verified) Agrees(a, b Point, thr float64) bool {
+	switch r.Model {
+	case Homography:
+		if TransferError(r.Matrix, a, b) > thr {
+			return false
+		}
+		hinv, ok := inverse3(r.Matrix)
+		return !ok || TransferError(hinv, b, a) <= thr
+	case Fundamental, Essential:
+		return SampsonError(r.F, a, b) <= thr
+	}
+	return false
 }

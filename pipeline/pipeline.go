@@ -138,12 +138,27 @@ type Result struct {
 	// Verified holds the verification of every pair (nil when
 	// verification is off): model, matrix, counts and verified matches.
 	Verified []pairwise.Verified
+	// PixelThreshold is the largest model error of a verified match, in
+	// pixels of the detection resolution (see Threshold).
+	PixelThreshold float64
+	// PixelScale is, per image, the full-resolution pixels per pixel of
+	// the image its features were detected in (1 unless downscaled).
+	PixelScale []float64
 	// Problem is CLEAR's input: the verified matches (or the ratio
 	// matches without verification), observations numbered image by image.
 	Problem *clear.Problem
 	// Clear is CLEAR's output.
 	Clear  *clear.Result
 	Timing Timing
+}
+
+// Threshold is the largest model error of a verified match between
+// images i and j, in full-resolution pixels.
+func (r *Result) Threshold(i, j int) float64 {
+	if r.PixelScale == nil {
+		return r.PixelThreshold
+	}
+	return r.PixelThreshold * max(r.PixelScale[i], r.PixelScale[j])
 }
 
 // Offsets returns the global index of each image's first observation,
@@ -309,6 +324,14 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		var est pairwise.Estimator = features.CVEstimator{}
 		if opts.Estimator != nil {
 			est = opts.Estimator
+		}
+		r.PixelThreshold = vo.Threshold
+		if r.PixelThreshold == 0 {
+			r.PixelThreshold = pairwise.DefaultVerifyThreshold
+		}
+		r.PixelScale = make([]float64, len(views))
+		for i := range views {
+			r.PixelScale[i] = views[i].PixelScale
 		}
 		if r.Verified, err = pairwise.Verify(ctx, views, features.DescSize, r.Matches, est, vo); err != nil {
 			return nil, err

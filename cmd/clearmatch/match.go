@@ -27,8 +27,12 @@ graph, then writes into OUTDIR:
   report.json   images, features, per-pair model and inliers, universe, timing
   overlays/     keypoints coloured by track per image, and match pictures for
                 the -overlay-pairs pairs (default: each image with the next)
-  colmap/       with -export colmap: features/IMAGE.txt for feature_importer and
-                matches.txt for matches_importer --match_type raw
+  colmap/       with -export colmap: database.db, which colmap mapper reads
+                directly (cameras, keypoints, descriptors, and per verified
+                pair the track-consistent matches that fit its model, with
+                F/E/H), and the text formats features/IMAGE.txt for
+                feature_importer and matches.txt for matches_importer
+                --match_type raw
 -verify=false -ratio 0.8165 -rootsift=false -max-component 0 is the CLEAR
 paper's protocol. Keypoint coordinates are 0-based pixels with pixel centres at
 integers (OpenCV); the COLMAP export adds 0.5. Unreadable images are skipped
@@ -37,6 +41,8 @@ Exit codes: 0 success, 1 failure, 2 bad usage, 130 interrupted.`
 
 type matchOptions struct {
 	out, cache, overlayPairs, export, assignment, pairsFile, intrinsics string
+	cameraModel                                                         string
+	singleCamera                                                        bool
 	minTrack, universe                                                  int
 	threshold                                                           float64
 	strict, force                                                       bool
@@ -74,6 +80,8 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.threshold, "threshold", clear.DefaultThreshold, "CLEAR eigenvalue threshold")
 	fs.StringVar(&o.overlayPairs, "overlay-pairs", "next", "pairs to draw: next (each image with the next), none, or i-j,k-l (0-based)")
 	fs.StringVar(&o.export, "export", "", "also export for: colmap")
+	fs.StringVar(&o.cameraModel, "camera-model", "SIMPLE_RADIAL", "COLMAP camera model of the export: "+export.ColmapModels)
+	fs.BoolVar(&o.singleCamera, "single-camera", true, "images of one size and focal prior share one COLMAP camera (false: one camera per image)")
 	fs.BoolVar(&o.strict, "strict", false, "an unreadable image is an error instead of a warning")
 }
 
@@ -144,7 +152,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	if o.export == "colmap" {
-		if err := export.WriteColmapText(filepath.Join(stage.Dir, "colmap"), res.Sets, ms); err != nil {
+		if err := writeColmap(filepath.Join(stage.Dir, "colmap"), res, ms, &o, stderr); err != nil {
 			return err
 		}
 	}
@@ -161,5 +169,34 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	printMatchSummary(stdout, res, tracks, ms, o.minTrack, o.out)
+	return nil
+}
+
+// writeColmap writes the COLMAP text formats and, for a verified run,
+// database.db.
+func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOptions, stderr io.Writer) error {
+	if err := export.WriteColmapText(dir, res.Sets, ms); err != nil {
+		return err
+	}
+	if res.Verified == nil {
+		fmt.Fprintln(stderr, "warning: colmap/database.db needs verified geometry; with -verify=false only the text formats are written")
+		return nil
+	}
+	cams, camOf, err := export.ColmapCameras(res.Images, res.Sets, export.CameraOptions{
+		Model: o.cameraModel, PerImage: !o.singleCamera, Intrinsics: o.pipe.Camera})
+	if err != nil {
+		return err
+	}
+	pairs, dropped := export.ColmapPairs(res, ms)
+	db := export.ColmapDatabase{Sets: res.Sets, Cameras: cams, CameraOf: camOf, Pairs: pairs}
+	if err := db.Write(filepath.Join(dir, "database.db")); err != nil {
+		return err
+	}
+	n := 0
+	for _, p := range pairs {
+		n += len(p.Matches)
+	}
+	fmt.Fprintf(stderr, "colmap   database.db: %d images, %d cameras (focal: %s, %.1f px), %d pairs, %d matches (%d track matches off verified geometry left out)\n",
+		len(res.Sets), len(cams), cams[0].Source, cams[0].Params[0], len(pairs), n, dropped)
 	return nil
 }

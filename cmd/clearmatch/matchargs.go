@@ -34,6 +34,9 @@ func (o *matchOptions) check(inputs []string) error {
 	case o.export != "" && o.export != "colmap":
 		return usagef("-export %q: want colmap", o.export)
 	}
+	if _, ok := export.ColmapModelID(o.cameraModel); !ok {
+		return usagef("-camera-model %q: want one of %s", o.cameraModel, export.ColmapModels)
+	}
 	copts, err := (&solveOptions{threshold: o.threshold, universe: o.universe, assignment: o.assignment, eigen: "auto", maxComponent: p.Clear.MaxComponent}).clearOptions()
 	if err != nil {
 		return err

@@ -1,0 +1,187 @@
+package export
+
+import (
+	"fmt"
+	"math"
+	"os"
+
+	// EXIF reading: small, dependency-free and widely used; it reads the
+	// focal length, 35 mm equivalent and focal-plane resolution tags the
+	// focal prior needs.
+	"github.com/rwcarlsen/goexif/exif"
+
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/pipeline"
+)
+
+// colmapModels are COLMAP's camera models: id and number of parameters.
+var colmapModels = map[string][2]int{
+	"SIMPLE_PINHOLE": {0, 3},  // f, cx, cy
+	"PINHOLE":        {1, 4},  // fx, fy, cx, cy
+	"SIMPLE_RADIAL":  {2, 4},  // f, cx, cy, k
+	"RADIAL":         {3, 5},  // f, cx, cy, k1, k2
+	"OPENCV":         {4, 8},  // fx, fy, cx, cy, k1, k2, p1, p2
+	"FULL_OPENCV":    {6, 12}, // fx, fy, cx, cy, k1, k2, p1, p2, k3, k4, k5, k6
+}
+
+// ColmapModels lists the camera models the export writes.
+const ColmapModels = "SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, OPENCV, FULL_OPENCV"
+
+// ColmapModelID returns COLMAP's id of a camera model name.
+func ColmapModelID(name string) (int, bool) {
+	m, ok := colmapModels[name]
+	return m[0], ok
+}
+
+// ColmapCamera is one camera of COLMAP's cameras table.
+type ColmapCamera struct {
+	Model         string
+	Width, Height int
+	// Params in COLMAP's order, principal point in COLMAP's convention
+	// (the first pixel's centre at 0.5); distortion starts at zero.
+	Params []float64
+	// PriorFocal: the focal length is known (EXIF or given), not guessed.
+	PriorFocal bool
+	// Source says where the focal length came from: "intrinsics",
+	// "exif" (focal length and focal-plane resolution), "exif-35mm"
+	// (35 mm equivalent), or "default" (1.2 × the larger side, COLMAP's
+	// prior).
+	Source string
+}
+
+// CameraOptions choose the cameras of a COLMAP export.
+type CameraOptions struct {
+	// Model is a COLMAP camera model name; "" means SIMPLE_RADIAL.
+	Model string
+	// PerImage gives every image its own camera. Otherwise images share
+	// one camera per size and focal prior (one for a folder from one
+	// camera).
+	PerImage bool
+	// Intrinsics, when known, hold every image's fx, fy, cx, cy at full
+	// resolution, clearmatch's convention (pixel centres at integers).
+	Intrinsics pairwise.Camera
+}
+
+// ColmapCameras makes the cameras of images (res.Images and res.Sets) and
+// each image's camera index.
+func ColmapCameras(images []pipeline.Image, sets []*features.Set, o CameraOptions) ([]ColmapCamera, []int, error) {
+	if o.Model == "" {
+		o.Model = "SIMPLE_RADIAL"
+	}
+	if _, ok := colmapModels[o.Model]; !ok {
+		return nil, nil, fmt.Errorf("camera model %q: want one of %s", o.Model, ColmapModels)
+	}
+	var cams []ColmapCamera
+	camOf := make([]int, len(sets))
+	shared := map[string]int{}
+	for i, s := range sets {
+		fx, fy, cx, cy := o.Intrinsics.Fx, o.Intrinsics.Fy, o.Intrinsics.Cx+0.5, o.Intrinsics.Cy+0.5
+		src := "intrinsics"
+		if !o.Intrinsics.Known() {
+			path := ""
+			if i < len(images) {
+				path = images[i].Path
+			}
+			var f float64
+			f, src = FocalPrior(path, s.Width, s.Height)
+			fx, fy, cx, cy = f, f, float64(s.Width)/2, float64(s.Height)/2
+		}
+		cam := ColmapCamera{Model: o.Model, Width: s.Width, Height: s.Height, PriorFocal: src != "default", Source: src}
+		cam.Params = colmapParams(o.Model, fx, fy, cx, cy)
+		key := fmt.Sprint(cam.Width, cam.Height, cam.Params, cam.Source)
+		if c, ok := shared[key]; ok && !o.PerImage {
+			camOf[i] = c
+			continue
+		}
+		shared[key] = len(cams)
+		camOf[i] = len(cams)
+		cams = append(cams, cam)
+	}
+	return cams, camOf, nil
+}
+
+func colmapParams(model string, fx, fy, cx, cy float64) []float64 {
+	p := make([]float64, colmapModels[model][1])
+	f := (fx + fy) / 2
+	switch model {
+	case "PINHOLE", "OPENCV", "FULL_OPENCV":
+		p[0], p[1], p[2], p[3] = fx, fy, cx, cy
+	default:
+		p[0], p[1], p[2] = f, cx, cy
+	}
+	return p
+}
+
+// FocalPrior returns an image's focal length in pixels at w × h and its
+// source, as COLMAP's importer would guess it: from EXIF, the focal length
+// in mm over the sensor width its focal-plane resolution implies ("exif"),
+// else the 35 mm equivalent scaled by the image diagonal over the 35 mm
+// frame's ("exif-35mm"), else COLMAP's default 1.2 × max(w, h)
+// ("default"). Values outside 0.1–10 × max(w, h) are not trusted.
+func FocalPrior(path string, w, h int) (focal float64, source string) {
+	side := float64(max(w, h))
+	def := 1.2 * side
+	// A damaged EXIF block must cost the prior, never the run.
+	defer func() {
+		if recover() != nil {
+			focal, source = def, "default"
+		}
+	}()
+	if path == "" {
+		return def, "default"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return def, "default"
+	}
+	defer f.Close()
+	x, err := exif.Decode(f)
+	if err != nil {
+		return def, "default"
+	}
+	sane := func(v float64) bool { return v > 0.1*side && v < 10*side && !math.IsInf(v, 0) }
+	if mm, ok := exifRat(x, exif.FocalLength); ok {
+		res, ok1 := exifRat(x, exif.FocalPlaneXResolution)
+		unit, ok2 := exifInt(x, exif.FocalPlaneResolutionUnit)
+		perUnit := map[int]float64{2: 25.4, 3: 10, 4: 1, 5: 0.001}[unit]
+		if ok1 && ok2 && perUnit > 0 && res > 0 {
+			// res pixels per unit at the EXIF's own image size.
+			full := side
+			if pw, ok := exifInt(x, exif.PixelXDimension); ok && pw > 0 {
+				ph, _ := exifInt(x, exif.PixelYDimension)
+				full = float64(max(pw, ph))
+			}
+			if v := mm * res / perUnit * side / full; sane(v) {
+				return v, "exif"
+			}
+		}
+	}
+	if f35, ok := exifInt(x, exif.FocalLengthIn35mmFilm); ok {
+		if v := float64(f35) * math.Hypot(float64(w), float64(h)) / math.Hypot(36, 24); sane(v) {
+			return v, "exif-35mm"
+		}
+	}
+	return def, "default"
+}
+
+func exifRat(x *exif.Exif, name exif.FieldName) (float64, bool) {
+	t, err := x.Get(name)
+	if err != nil {
+		return 0, false
+	}
+	num, den, err := t.Rat2(0)
+	if err != nil || den == 0 {
+		return 0, false
+	}
+	return float64(num) / float64(den), true
+}
+
+func exifInt(x *exif.Exif, name exif.FieldName) (int, bool) {
+	t, err := x.Get(name)
+	if err != nil {
+		return 0, false
+	}
+	v, err := t.Int(0)
+	return v, err == nil
+}
