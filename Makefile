@@ -4,11 +4,16 @@ GO      ?= go
 BIN     := bin/clearmatch
 DEMOOUT ?= demo-out
 
-.PHONY: all setup build test test-pure demo bench clean
+.PHONY: all setup setup-test build test test-pure demo bench clean
 
 all: build
 
+# setup: OpenCV for building and running clearmatch; setup-test adds COLMAP,
+# which only the tests run (the database.db hand-off test).
 setup:
+	@SETUP_NO_COLMAP=1 ./scripts/setup.sh
+
+setup-test:
 	@./scripts/setup.sh
 
 build: setup
@@ -16,7 +21,7 @@ build: setup
 
 # test: vet and every test. Dataset tests read $$CLEARMATCH_DATA (default
 # ../shared/datasets); under CI a missing dataset is a failure, not a skip.
-test: setup
+test: setup-test
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags matprofile ./features/...

@@ -22,7 +22,7 @@ import (
 const cacheMagic = "CMFEAT\x01\n"
 
 // cacheVersion changes whenever extraction changes what it computes.
-const cacheVersion = "sift-opencv4.6-v1"
+const cacheVersion = "sift-opencv4.6-v2" // v2: quarter-pixel bias removed
 
 // CacheKey returns the cache key of an image's bytes under params (a
 // canonical description of the extraction parameters).

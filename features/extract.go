@@ -51,6 +51,10 @@ func decodeGray(name string, data []byte) (gocv.Mat, error) {
 	return m, nil
 }
 
+// siftBias is OpenCV 4.6 SIFT's keypoint offset, in pixels of the image
+// it detects in (see Extract).
+const siftBias = 0.25
+
 // Extract detects SIFT features in the image held in data (name is for
 // messages and the Set). An image with no features gives an empty Set.
 func Extract(name string, data []byte, opts Options) (*Set, error) {
@@ -89,12 +93,17 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 	}
 	ck := unsafe.Slice(kps.kps, n)
 	set.Keypoints = make([]Keypoint, n)
+	sx, sy := float64(set.Width)/float64(work.Cols()), float64(set.Height)/float64(work.Rows())
 	for i, k := range ck {
-		// Map back to full resolution: OpenCV's pixel centres are at
-		// integers, so x_full = (x + 0.5)·scale − 0.5.
+		// OpenCV 4.6's SIFT doubles the image with linear interpolation
+		// and halves coordinates, which puts every keypoint a quarter
+		// pixel right of and below the true position (opencv#23123; the
+		// enable_precise_upscale fix came in 4.8): undo it. Then map back
+		// to full resolution, per axis: OpenCV's pixel centres are at
+		// integers, so x_full = (x + 0.5)·sx − 0.5.
 		set.Keypoints[i] = Keypoint{
-			X:     float32((float64(k.x)+0.5)*scale - 0.5),
-			Y:     float32((float64(k.y)+0.5)*scale - 0.5),
+			X:     float32((float64(k.x)-siftBias+0.5)*sx - 0.5),
+			Y:     float32((float64(k.y)-siftBias+0.5)*sy - 0.5),
 			Size:  float32(float64(k.size) * scale),
 			Angle: float32(k.angle), Response: float32(k.response),
 		}

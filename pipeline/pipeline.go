@@ -13,8 +13,8 @@
 // every stage, reports progress through the Progress interface, and prints
 // nothing. File formats are in package export.
 //
-// DefaultOptions is the verified pipeline (RootSIFT, ratio 0.8, MAGSAC++
-// verification, guided matching, binary CLEAR); PaperOptions the CLEAR
+// DefaultOptions is the verified pipeline (SIFT at contrast 0.02, RootSIFT,
+// ratio 0.8, MAGSAC++ verification, guided matching, binary CLEAR); PaperOptions the CLEAR
 // paper's protocol (SIFT, vl_ubcmatch's ratio, no verification). Without
 // cgo the package builds and Match works on given feature sets with the
 // pure-Go matcher (and an Estimator of the caller's, for verification);
@@ -91,11 +91,17 @@ type Options struct {
 	Progress Progress
 }
 
-// DefaultOptions returns the verified pipeline: RootSIFT, Lowe's ratio
+// DefaultOptions returns the verified pipeline: SIFT at contrast 0.02
+// (COLMAP's feature density), RootSIFT, Lowe's ratio
 // 0.8, MAGSAC++ verification with H/F model selection, guided matching,
 // binary CLEAR with components bounded by clear.DefaultMaxComponent.
 func DefaultOptions() Options {
 	return Options{
+		// Contrast 0.02 finds about as many features as COLMAP's SIFT
+		// (peak threshold 0.02/3) where OpenCV's 0.04 finds half; on
+		// sceaux-castle the denser set gave the mapper 1.9× the
+		// observations and better camera positions (README).
+		Features: features.Options{ContrastThreshold: 0.02},
 		RootSIFT: true,
 		Match:    pairwise.Options{Ratio: 0.8},
 		Verify:   true,

@@ -63,7 +63,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&p.Match.Window, "window", 0, "match only images at most this far apart in order (video); 0: all pairs")
 	fs.StringVar(&o.pairsFile, "pairs", "", "file listing the image pairs to match, one \"name_a name_b\" per line")
 	fs.IntVar(&p.Features.MaxFeatures, "max-features", 0, "keep the best N SIFT features per image (0: all)")
-	fs.Float64Var(&p.Features.ContrastThreshold, "contrast", 0.04, "SIFT contrast threshold")
+	fs.Float64Var(&p.Features.ContrastThreshold, "contrast", p.Features.ContrastThreshold, "SIFT contrast threshold (OpenCV's default is 0.04)")
 	fs.Float64Var(&p.Features.EdgeThreshold, "edge", 10, "SIFT edge threshold")
 	fs.IntVar(&p.Features.MaxDim, "max-dim", 0, "downscale images whose larger side exceeds N pixels before detection (0: never)")
 	fs.BoolVar(&p.RootSIFT, "rootsift", p.RootSIFT, "match RootSIFT descriptors")
