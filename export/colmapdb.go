@@ -103,9 +103,6 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 			p.F = mat
 		}
 		thr := res.Threshold(v.I, v.J)
-		if e := os.Getenv("CM_THR"); e != "" {
-			fmt.Sscan(e, &thr)
-		}
 		for _, kk := range byPair[[2]int{lo, hi}] {
 			a, b := keypointPoint(res.Sets[lo], kk[0]), keypointPoint(res.Sets[hi], kk[1])
 			if v.I > v.J {
