@@ -2,6 +2,7 @@ package clear
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -36,9 +37,10 @@ func ReadText(r io.Reader) (p *Problem, lines []int, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	p = &Problem{}
-	haveViews := false
+	haveViews, viewLine := false, 0
 	l := 0
-	for ln := 1; sc.Scan(); ln++ {
+	ln := 1
+	for ; sc.Scan(); ln++ {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" || text[0] == '#' {
 			continue
@@ -50,10 +52,13 @@ func ReadText(r io.Reader) (p *Problem, lines []int, err error) {
 				if err != nil || n < 0 {
 					return nil, nil, &ParseError{ln, fmt.Errorf("view size %q is not a non-negative integer", s)}
 				}
+				if n > MaxObservations-l {
+					return nil, nil, &ParseError{ln, fmt.Errorf("view sizes add up to more than %d observations", MaxObservations)}
+				}
 				p.ViewSizes = append(p.ViewSizes, n)
 				l += n
 			}
-			haveViews = true
+			haveViews, viewLine = true, ln
 			continue
 		}
 		if len(f) != 2 && len(f) != 3 {
@@ -83,12 +88,23 @@ func ReadText(r io.Reader) (p *Problem, lines []int, err error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, scanError(ln, err)
 	}
 	if !haveViews {
 		return nil, nil, &ParseError{1, fmt.Errorf("no view sizes line")}
 	}
+	if err := checkSize(l, len(p.Associations)); err != nil {
+		return nil, nil, &ParseError{viewLine, err}
+	}
 	return p, lines, nil
+}
+
+// scanError names the line a scanner stopped at.
+func scanError(ln int, err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return &ParseError{ln, fmt.Errorf("line longer than %d MB", maxLine>>20)}
+	}
+	return &ParseError{ln, err}
 }
 
 // appendChecked validates an association read on line ln against l
@@ -164,6 +180,9 @@ func ReadMatrixMarket(r io.Reader, viewSizes []int) (p *Problem, lines []int, er
 		if n < 0 {
 			return nil, nil, fmt.Errorf("view %d has negative size %d", v, n)
 		}
+		if n > MaxObservations-l {
+			return nil, nil, fmt.Errorf("view sizes add up to more than %d observations", MaxObservations)
+		}
 		l += n
 	}
 	size, ok := next()
@@ -181,6 +200,7 @@ func ReadMatrixMarket(r io.Reader, viewSizes []int) (p *Problem, lines []int, er
 	if err != nil || rows < 0 || nnz < 0 {
 		return nil, nil, &ParseError{ln, fmt.Errorf("bad size line %q", size)}
 	}
+	sizeLine := ln
 	if rows != cols || rows != l {
 		return nil, nil, &ParseError{ln, fmt.Errorf("matrix is %d×%d but the views hold %d observations", rows, cols, l)}
 	}
@@ -218,10 +238,23 @@ func ReadMatrixMarket(r io.Reader, viewSizes []int) (p *Problem, lines []int, er
 			return nil, nil, err
 		}
 	}
+	if t, ok := next(); ok {
+		return nil, nil, &ParseError{ln, fmt.Errorf("%q after the %d entries the size line declares", truncate(t, 40), nnz)}
+	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, scanError(ln+1, err)
+	}
+	if err := checkSize(l, len(p.Associations)); err != nil {
+		return nil, nil, &ParseError{sizeLine, err}
 	}
 	return p, lines, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // WritePairsText writes consistent pairs in the text format: the view sizes

@@ -2,6 +2,7 @@ package clear
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -92,13 +93,23 @@ func FuzzReadText(f *testing.F) {
 	f.Add("# c\n3 3\n0 3 0.5\n1 4\n2 5 1\n0 4\n")
 	f.Add("1\n")
 	f.Add("2 2\n0 2\n0 2\n")
+	// Large declared sizes: accepted only when associations back them up.
+	f.Add("1000000000000 1\n0 1\n")
+	f.Add("9223372036854775807 1\n")
+	f.Add("4194304 1\n0 4194304\n")
+	f.Add("4194305\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		p, _, err := ReadText(strings.NewReader(in))
 		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line < 1 {
+				t.Fatalf("error without a line: %v", err)
+			}
 			return
 		}
-		if p.NumObservations() > 200 {
-			return
+		l := p.NumObservations()
+		if l > FreeObservations && l/ObservationsPerAssociation > len(p.Associations) {
+			t.Fatalf("accepted %d observations for %d associations", l, len(p.Associations))
 		}
 		var buf bytes.Buffer
 		if err := WriteText(&buf, p); err != nil {
@@ -107,6 +118,9 @@ func FuzzReadText(f *testing.F) {
 		q, _, err := ReadText(&buf)
 		if err != nil || len(q.Associations) != len(p.Associations) {
 			t.Fatalf("round trip failed: %v", err)
+		}
+		if l > 200 {
+			return // large, sparse: the solve is covered elsewhere
 		}
 		r, err := Solve(p, nil)
 		if err != nil {
@@ -160,4 +174,59 @@ func FuzzSolve(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadRejectsUnbackedSizes: declared sizes that the input cannot back
+// up, sums that overflow, overlong lines and extra Matrix Market entries
+// are one-line errors naming the line; nothing is allocated for them.
+func TestReadRejectsUnbackedSizes(t *testing.T) {
+	long := "1 1\n" + strings.Repeat("0 ", maxLine/2+10) + "\n"
+	tests := []struct {
+		name, in string
+		line     int
+		want     string
+	}{
+		{"1e12", "# big\n1000000000000 1\n0 1\n", 2, "add up to more than 2147483647"},
+		{"5e6", "5000000 1\n0 1\n", 1, "declare 5000001 observations"},
+		{"1e8", "100000000 2\n0 1\n", 1, "more than 1 associations can back up"},
+		{"overflow", "9223372036854775807 1\n", 1, "add up to more than 2147483647"},
+		{"sum overflow", "2147483647 1\n", 1, "add up to more than"},
+		{"no associations", "5000000\n", 1, "declare 5000000"},
+		{"overlong line", long, 2, "line longer than 64 MB"},
+	}
+	for _, tc := range tests {
+		_, _, err := ReadText(strings.NewReader(tc.in))
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != tc.line || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v; want line %d and %q", tc.name, err, tc.line, tc.want)
+		}
+	}
+	for _, ok := range []string{"4194304\n", "4194303 1\n0 1\n", "300 1\n0 300\n0 299\n"} {
+		if _, _, err := ReadText(strings.NewReader(ok)); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	mm := []struct {
+		name, in string
+		sizes    []int
+		line     int
+		want     string
+	}{
+		{"extra entry", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n1 2\n2 3\n", []int{1, 1, 1}, 4, "after the 1 entries"},
+		{"garbage", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1\n% fine\ntrailing words\n", []int{1, 1}, 5, "trailing words"},
+		{"unbacked", "%%MatrixMarket matrix coordinate pattern general\n50000000 50000000 1\n1 2\n", []int{25000000, 25000000}, 2, "declare 50000000"},
+	}
+	for _, tc := range mm {
+		_, _, err := ReadMatrixMarket(strings.NewReader(tc.in), tc.sizes)
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want line %d and %q", tc.name, err, tc.line, tc.want)
+		}
+	}
+	if _, err := Solve(&Problem{ViewSizes: []int{1 << 40, 1}}, nil); err == nil || !strings.Contains(err.Error(), "add up to more than") {
+		t.Errorf("Solve of 2^40 observations: %v", err)
+	}
+	if _, err := Solve(&Problem{ViewSizes: []int{FreeObservations, 1}}, nil); err == nil || !strings.Contains(err.Error(), "back up") {
+		t.Errorf("Solve of unbacked observations: %v", err)
+	}
 }

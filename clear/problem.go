@@ -130,13 +130,21 @@ func (vi viewIndex) view(i int) int {
 
 // validate checks the whole problem and returns the first error, naming it.
 func (p *Problem) validate() (viewIndex, error) {
+	l := 0
 	for v, n := range p.ViewSizes {
 		if n < 0 {
 			return viewIndex{}, &InputError{Index: -1, Err: fmt.Errorf("view %d has negative size %d", v, n)}
 		}
+		if n > MaxObservations-l {
+			return viewIndex{}, &InputError{Index: -1, Err: fmt.Errorf("view sizes add up to more than %d observations", MaxObservations)}
+		}
+		l += n
+	}
+	if err := checkSize(l, len(p.Associations)); err != nil {
+		return viewIndex{}, &InputError{Index: -1, Err: err}
 	}
 	vi := newViewIndex(p.ViewSizes)
-	l := vi.numObs()
+	l = vi.numObs()
 	for k, as := range p.Associations {
 		// The fast test admits exactly what checkAssociation admits (NaN
 		// fails both comparisons); the slow one names the problem.
@@ -148,4 +156,28 @@ func (p *Problem) validate() (viewIndex, error) {
 		}
 	}
 	return vi, nil
+}
+
+// MaxObservations bounds a problem's observations (indices are stored in
+// 32 bits).
+const MaxObservations = 1<<31 - 1
+
+// FreeObservations is how many observations a problem may hold whatever
+// its associations; beyond it, a problem may hold at most
+// ObservationsPerAssociation observations per association. Every
+// observation costs memory (about 100 bytes in the solve) and a line of
+// output, so sizes that no association backs up are refused instead of
+// exhausting memory: a file declaring 10¹² observations is a mistake.
+const (
+	FreeObservations           = 1 << 22
+	ObservationsPerAssociation = 128
+)
+
+// checkSize applies the bound of FreeObservations.
+func checkSize(l, associations int) error {
+	if l <= FreeObservations || l/ObservationsPerAssociation <= associations {
+		return nil
+	}
+	return fmt.Errorf("the view sizes declare %d observations, more than %d associations can back up (at most %d, or %d per association)",
+		l, associations, FreeObservations, ObservationsPerAssociation)
 }

@@ -3,7 +3,6 @@ package eval
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -87,33 +86,3 @@ func TestItemOverlayGolden(t *testing.T) {
 	checkGolden(t, "items_golden.png", ItemOverlay(scene(64, 48, 0), pts, []int{0, 1, 2, -1}))
 }
 
-func TestDecodePNM(t *testing.T) {
-	p6 := append([]byte("P6\n# comment\n2 1\n255\n"), 255, 0, 0, 0, 0, 255)
-	img, err := DecodePNM(p6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := color.NRGBAModel.Convert(img.At(1, 0)).(color.NRGBA); c != (color.NRGBA{0, 0, 255, 255}) {
-		t.Errorf("pixel (1,0) = %v", c)
-	}
-	p5 := append([]byte("P5 1 2 65535\n"), 0xff, 0xff, 0, 0)
-	if img, err := DecodePNM(p5); err != nil || img.Bounds().Dy() != 2 {
-		t.Errorf("16-bit P5: %v", err)
-	}
-	for _, bad := range []string{"", "P3\n1 1\n255\n0 0 0", "P6\n2 2\n255\n\x00", "P5\n-1 1\n255\n", "P5\n1 1\n70000\n\x00"} {
-		if _, err := DecodePNM([]byte(bad)); err == nil {
-			t.Errorf("DecodePNM(%q) accepted", bad)
-		}
-	}
-}
-
-func FuzzDecodePNM(f *testing.F) {
-	f.Add([]byte("P6\n2 1\n255\n\xff\x00\x00\x00\x00\xff"))
-	f.Add([]byte("P5 1 1 255\n\x80"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		img, err := DecodePNM(data)
-		if err == nil && img.Bounds().Empty() {
-			t.Fatal(fmt.Sprint("empty image accepted"))
-		}
-	})
-}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
@@ -124,51 +126,108 @@ func WriteFileAtomic(path string, data []byte) error {
 // ErrNotEmpty reports an output folder that holds files already.
 var ErrNotEmpty = fmt.Errorf("exists and is not empty (use -force)")
 
-// Stage is a temporary folder inside an output folder where a run writes
-// its outputs; Publish moves them into place, Discard removes them.
+// Stage is a temporary folder beside an output folder where a run writes
+// its outputs; Publish moves them into place, Discard removes them. A run
+// that is killed leaves only the stage, which the next run for the same
+// output removes (its process is gone); OUT itself is untouched until
+// Publish.
 type Stage struct {
 	Dir string // write the outputs here
 	out string
 }
 
-// NewStage prepares out (created if missing; a non-empty one is refused
-// unless force) and a stage inside it.
+// stagePrefix starts every stage's name; stages of older versions sat
+// inside OUT with this name.
+const stagePrefix = ".clearmatch-tmp-"
+
+// NewStage checks out (a non-empty folder is refused unless force; a stale
+// stage inside it does not count and is removed) and makes a stage beside
+// it, named after it and this process. Stale stages of earlier, dead runs
+// for the same output are removed. out's parent folder is created if
+// missing; out itself is not.
 func NewStage(out string, force bool) (*Stage, error) {
-	entries, err := os.ReadDir(out)
-	switch {
-	case os.IsNotExist(err):
-		if err := os.MkdirAll(out, 0o755); err != nil {
+	out = filepath.Clean(out)
+	switch fi, err := os.Stat(out); {
+	case err == nil && !fi.IsDir():
+		return nil, fmt.Errorf("output %s exists and is not a directory", out)
+	case err != nil && !os.IsNotExist(err):
+		return nil, err
+	case err == nil:
+		entries, err := os.ReadDir(out)
+		if err != nil {
 			return nil, err
 		}
-	case err != nil:
-		return nil, err
-	case len(entries) > 0 && !force:
-		return nil, fmt.Errorf("output directory %s %w", out, ErrNotEmpty)
+		n := 0
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), stagePrefix) && e.IsDir() {
+				os.RemoveAll(filepath.Join(out, e.Name())) // left by an older clearmatch
+				continue
+			}
+			n++
+		}
+		if n > 0 && !force {
+			return nil, fmt.Errorf("output directory %s %w", out, ErrNotEmpty)
+		}
 	}
-	dir, err := os.MkdirTemp(out, ".clearmatch-tmp-")
+	parent, base := filepath.Dir(out), filepath.Base(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	removeStaleStages(parent, base)
+	dir, err := os.MkdirTemp(parent, fmt.Sprintf("%s%s-%d-", stagePrefix, base, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
 	return &Stage{Dir: dir, out: out}, nil
 }
 
-// Publish moves the staged outputs into the output folder, replacing older
-// ones of the same name, and removes the stage.
-func (s *Stage) Publish() error {
-	entries, err := os.ReadDir(s.Dir)
+// removeStaleStages removes the stages for base in parent whose process is
+// no longer running.
+func removeStaleStages(parent, base string) {
+	entries, err := os.ReadDir(parent)
 	if err != nil {
+		return
+	}
+	prefix := stagePrefix + base + "-"
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		rest := strings.SplitN(name[len(prefix):], "-", 2)
+		pid, err := strconv.Atoi(rest[0])
+		if err != nil || len(rest) != 2 || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(parent, name))
+	}
+}
+
+// Publish moves the staged outputs into the output folder: the stage
+// becomes the folder when there is none (or an empty one); otherwise each
+// output replaces an older one of the same name. The stage is removed.
+func (s *Stage) Publish() error {
+	if err := os.Remove(s.out); err != nil && !os.IsNotExist(err) {
+		// out exists and is not empty (-force): move output by output.
+		entries, err := os.ReadDir(s.Dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			dst := filepath.Join(s.out, e.Name())
+			if err := os.RemoveAll(dst); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(s.Dir, e.Name()), dst); err != nil {
+				return err
+			}
+		}
+		return os.Remove(s.Dir)
+	}
+	if err := os.Chmod(s.Dir, 0o755); err != nil {
 		return err
 	}
-	for _, e := range entries {
-		dst := filepath.Join(s.out, e.Name())
-		if err := os.RemoveAll(dst); err != nil {
-			return err
-		}
-		if err := os.Rename(filepath.Join(s.Dir, e.Name()), dst); err != nil {
-			return err
-		}
-	}
-	return os.Remove(s.Dir)
+	return os.Rename(s.Dir, s.out)
 }
 
 // Discard removes the stage and what it holds (after Publish: nothing).

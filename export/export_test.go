@@ -2,7 +2,10 @@ package export
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -100,29 +103,94 @@ func TestColmapText(t *testing.T) {
 }
 
 func TestStage(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out")
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
 	s, err := NewStage(out, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(s.Dir, "x.txt"), []byte("x"), 0o644)
-	if _, err := NewStage(out, false); err == nil {
-		t.Error("a non-empty folder accepted without force")
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("OUT exists before Publish: %v", err)
 	}
+	if filepath.Dir(s.Dir) != root {
+		t.Errorf("stage %s is not beside OUT", s.Dir)
+	}
+	os.WriteFile(filepath.Join(s.Dir, "x.txt"), []byte("x"), 0o644)
 	if err := s.Publish(); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(out)
-	if len(entries) != 1 || entries[0].Name() != "x.txt" {
-		t.Errorf("after publish: %v", entries)
+	if names := dirNames(t, out); names != "x.txt" {
+		t.Errorf("after publish OUT holds %q", names)
+	}
+	if names := dirNames(t, root); names != "out" {
+		t.Errorf("after publish the parent holds %q", names)
+	}
+	if _, err := NewStage(out, false); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("a non-empty folder without force: %v", err)
 	}
 	s2, err := NewStage(out, true)
 	if err != nil {
 		t.Fatal(err)
 	}
+	os.WriteFile(filepath.Join(s2.Dir, "y.txt"), []byte("y"), 0o644)
 	s2.Discard()
-	entries, _ = os.ReadDir(out)
-	if len(entries) != 1 {
-		t.Errorf("a discarded stage left %v", entries)
+	if names := dirNames(t, out) + "|" + dirNames(t, root); names != "x.txt|out" {
+		t.Errorf("a discarded stage changed things: %q", names)
 	}
+	s3, _ := NewStage(out, true)
+	os.WriteFile(filepath.Join(s3.Dir, "x.txt"), []byte("new"), 0o644)
+	if err := s3.Publish(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "x.txt")); string(b) != "new" {
+		t.Errorf("-force publish kept %q", b)
+	}
+	file := filepath.Join(root, "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := NewStage(file, true); err == nil {
+		t.Error("a file accepted as OUT")
+	}
+}
+
+// TestStageCleansStale: what a killed run leaves (a stage of a dead
+// process beside OUT, or an older version's stage inside OUT) neither
+// blocks the next run nor stays.
+func TestStageCleansStale(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	stale := filepath.Join(root, fmt.Sprintf(".clearmatch-tmp-out-%d-123", dead.Process.Pid))
+	live := filepath.Join(root, fmt.Sprintf(".clearmatch-tmp-out-%d-456", os.Getpid()))
+	other := filepath.Join(root, ".clearmatch-tmp-else-1-789")
+	for _, d := range []string{stale, live, other, filepath.Join(out, ".clearmatch-tmp-old")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := NewStage(out, false)
+	if err != nil {
+		t.Fatalf("an old stage inside OUT blocked the run: %v", err)
+	}
+	defer s.Discard()
+	for d, want := range map[string]bool{stale: false, live: true, other: true, filepath.Join(out, ".clearmatch-tmp-old"): false} {
+		if _, err := os.Stat(d); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(d), err == nil, want)
+		}
+	}
+}
+
+func dirNames(t *testing.T, dir string) string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, e := range es {
+		n = append(n, e.Name())
+	}
+	return strings.Join(n, ",")
 }

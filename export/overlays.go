@@ -12,6 +12,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -28,6 +29,8 @@ type Overlays struct {
 	Input []pairwise.Pair
 	// Pairs are the image pairs drawn; nil means each image with the next.
 	Pairs [][2]int
+	// MaxPixels caps the images read (see imagefile.Decode; 0: default).
+	MaxPixels int64
 	// Progress, if set, is called after each picture.
 	Progress func(done, total int)
 }
@@ -60,9 +63,13 @@ func (o *Overlays) Write(ctx context.Context, dir string) error {
 	imgs := map[int]image.Image{}
 	load := func(i int) (err error) {
 		if _, ok := imgs[i]; !ok {
-			imgs[i], err = eval.LoadImage(o.Paths[i])
+			var m imagefile.Image
+			if m, err = imagefile.Open(o.Paths[i], o.MaxPixels); err != nil {
+				return err
+			}
+			imgs[i] = m.Image
 		}
-		return err
+		return nil
 	}
 	total := len(chosen) + len(o.Sets)
 	done := 0

@@ -22,7 +22,7 @@ import (
 const cacheMagic = "CMFEAT\x01\n"
 
 // cacheVersion changes whenever extraction changes what it computes.
-const cacheVersion = "sift-opencv4.6-v2" // v2: quarter-pixel bias removed
+const cacheVersion = "sift-opencv4.6-v3" // v2: quarter-pixel bias removed; v3: decoded by imagefile
 
 // CacheKey returns the cache key of an image's bytes under params (a
 // canonical description of the extraction parameters).

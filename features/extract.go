@@ -13,9 +13,12 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"runtime"
 	"unsafe"
 
 	"gocv.io/x/gocv"
+
+	"github.com/clearmatch/clearmatch/imagefile"
 )
 
 // cError converts an error message from the C++ side.
@@ -35,19 +38,24 @@ const OpenCV = true
 // already run one extraction per core.
 func SetNumThreads(n int) { C.cm_set_num_threads(C.int(n)) }
 
-// decodeGray decodes image bytes (any format OpenCV reads) to an 8-bit
-// grayscale Mat. The caller closes it.
-func decodeGray(name string, data []byte) (gocv.Mat, error) {
-	if len(data) == 0 {
-		return gocv.Mat{}, fmt.Errorf("%s: empty file: %w", name, ErrDecode)
+// decodeGray decodes image bytes through imagefile (the one decoder: header
+// checked against maxPixels first, EXIF orientation ignored, truncated
+// files refused) to an 8-bit grayscale Mat. The caller closes it.
+func decodeGray(name string, data []byte, maxPixels int64) (gocv.Mat, error) {
+	img, err := imagefile.Decode(name, data, maxPixels)
+	if err != nil {
+		return gocv.Mat{}, err
 	}
-	m, err := gocv.IMDecode(data, gocv.IMReadGrayScale)
-	if err != nil || m.Empty() {
-		if err == nil {
-			m.Close()
-		}
-		return gocv.Mat{}, fmt.Errorf("%s: %w", name, ErrDecode)
+	g := img.Gray()
+	// gocv 0.31's NewMatFromBytes wraps the Go slice without copying: clone
+	// it into OpenCV's memory while g is still alive.
+	view, err := gocv.NewMatFromBytes(g.Rect.Dy(), g.Rect.Dx(), gocv.MatTypeCV8U, g.Pix)
+	if err != nil {
+		return gocv.Mat{}, fmt.Errorf("%s: %w", name, err)
 	}
+	m := view.Clone()
+	view.Close()
+	runtime.KeepAlive(g)
 	return m, nil
 }
 
@@ -62,7 +70,7 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	img, err := decodeGray(name, data)
+	img, err := decodeGray(name, data, opts.MaxPixels)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +134,7 @@ func ExtractAt(name string, data []byte, pts []Point, sigma float64, rootSIFT bo
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("features: scale %v is not positive", sigma)
 	}
-	img, err := decodeGray(name, data)
+	img, err := decodeGray(name, data, 0)
 	if err != nil {
 		return nil, err
 	}

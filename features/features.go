@@ -10,13 +10,18 @@ package features
 import (
 	"errors"
 	"math"
+
+	"github.com/clearmatch/clearmatch/imagefile"
 )
 
 // Point is a position in 0-based pixel coordinates.
 type Point struct{ X, Y float64 }
 
-// ErrDecode reports a file that OpenCV cannot read as an image.
-var ErrDecode = errors.New("not a readable image")
+// ErrDecode reports a file that is not a readable image (imagefile's).
+var ErrDecode = imagefile.ErrDecode
+
+// ErrTooLarge reports an image above the pixel cap (Options.MaxPixels).
+var ErrTooLarge = imagefile.ErrTooLarge
 
 // ErrNoOpenCV is returned by every function that needs OpenCV in a binary
 // built without cgo (CGO_ENABLED=0).
@@ -95,6 +100,10 @@ type Options struct {
 	ContrastThreshold float64
 	// EdgeThreshold filters edge-like features; 0 means OpenCV's 10.
 	EdgeThreshold float64
+	// MaxPixels caps an image's declared width × height, checked before
+	// decoding (0: imagefile.DefaultMaxPixels, 100 MP; negative: none).
+	// It does not change the features of an image it admits.
+	MaxPixels int64
 	// MaxDim, when positive, downscales images whose larger side exceeds it
 	// before detection; keypoints are mapped back to full resolution.
 	MaxDim int

@@ -13,6 +13,7 @@ import (
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -65,7 +66,9 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&p.Features.MaxFeatures, "max-features", 0, "keep the best N SIFT features per image (0: all)")
 	fs.Float64Var(&p.Features.ContrastThreshold, "contrast", p.Features.ContrastThreshold, "SIFT contrast threshold (OpenCV's default is 0.04)")
 	fs.Float64Var(&p.Features.EdgeThreshold, "edge", 10, "SIFT edge threshold")
-	fs.IntVar(&p.Features.MaxDim, "max-dim", 0, "downscale images whose larger side exceeds N pixels before detection (0: never)")
+	p.Features.MaxDim = 3200
+	fs.IntVar(&p.Features.MaxDim, "max-dim", p.Features.MaxDim, "downscale images whose larger side exceeds N pixels before detection, as COLMAP's max_image_size does (0: never)")
+	fs.Int64Var(&p.Features.MaxPixels, "max-pixels", imagefile.DefaultMaxPixels, "refuse images of more pixels than this (width × height, read from the header before decoding)")
 	fs.BoolVar(&p.RootSIFT, "rootsift", p.RootSIFT, "match RootSIFT descriptors")
 	fs.BoolVar(&p.Verify, "verify", p.Verify, "verify pairs geometrically and add guided matches")
 	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", 3, "largest model error of an inlier, pixels at detection resolution")
@@ -157,7 +160,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	if o.overlayPairs != "none" {
-		ov := &export.Overlays{Sets: res.Sets, Item: eval.MinTrack(c.Item, o.minTrack), Pairs: overlayPairs, Progress: pr.stage("overlays")}
+		ov := &export.Overlays{Sets: res.Sets, Item: eval.MinTrack(c.Item, o.minTrack), Pairs: overlayPairs, MaxPixels: o.pipe.Features.MaxPixels, Progress: pr.stage("overlays")}
 		for _, im := range res.Images {
 			ov.Paths = append(ov.Paths, im.Path)
 		}

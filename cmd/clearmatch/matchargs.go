@@ -23,6 +23,8 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("no images: give a folder or image files")
 	case !(p.Match.Ratio > 0 && p.Match.Ratio < 1):
 		return usagef("-ratio %v: want a number in (0, 1)", p.Match.Ratio)
+	case p.Features.MaxPixels <= 0:
+		return usagef("-max-pixels %d: want a positive number of pixels", p.Features.MaxPixels)
 	case p.Features.MaxFeatures < 0 || p.Features.MaxDim < 0 || p.Workers < 0 || p.Match.Window < 0 || o.universe < 0 || p.Verification.MinInliers < 0:
 		return usagef("negative sizes are not allowed")
 	case o.minTrack < 2:

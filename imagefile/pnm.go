@@ -1,4 +1,4 @@
-package eval
+package imagefile
 
 import (
 	"bufio"
@@ -8,61 +8,66 @@ import (
 	"image"
 	"image/color"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
-
-	"github.com/disintegration/imaging"
 )
 
-// LoadImage reads an image for drawing: PNM (P5/P6, which Go's image
-// packages do not read) here, everything else through imaging (PNG, JPEG,
-// GIF, BMP, TIFF).
-func LoadImage(path string) (image.Image, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".ppm", ".pgm", ".pnm":
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		img, err := DecodePNM(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return img, nil
-	}
-	return imaging.Open(path)
+type pnmHeader struct {
+	w, h, maxv, ch int
 }
 
-// DecodePNM decodes a binary PGM (P5) or PPM (P6) image with a maximum value
-// up to 65535.
-func DecodePNM(data []byte) (image.Image, error) {
-	r := bufio.NewReader(bytes.NewReader(data))
+// readPNMHeader reads a binary PGM (P5) or PPM (P6) header.
+func readPNMHeader(r *bufio.Reader) (pnmHeader, error) {
 	var fields [4]int
 	magic := make([]byte, 2)
-	if _, err := r.Read(magic); err != nil || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6') {
-		return nil, errors.New("not a binary PGM/PPM (P5/P6) image")
+	if _, err := io.ReadFull(r, magic); err != nil || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6') {
+		return pnmHeader{}, errors.New("not a binary PGM/PPM (P5/P6) image")
 	}
 	for k := 1; k < 4; k++ {
 		tok, err := pnmToken(r)
 		if err != nil {
-			return nil, err
+			return pnmHeader{}, err
 		}
 		v, err := strconv.Atoi(tok)
 		if err != nil || v <= 0 || v > 1<<20 {
-			return nil, fmt.Errorf("bad PNM header value %q", tok)
+			return pnmHeader{}, fmt.Errorf("bad PNM header value %q", tok)
 		}
 		fields[k] = v
 	}
-	w, h, maxv := fields[1], fields[2], fields[3]
-	if maxv > 65535 {
-		return nil, fmt.Errorf("bad PNM maximum value %d", maxv)
+	h := pnmHeader{w: fields[1], h: fields[2], maxv: fields[3], ch: 1}
+	if h.maxv > 65535 {
+		return pnmHeader{}, fmt.Errorf("bad PNM maximum value %d", h.maxv)
 	}
-	ch := 1
 	if magic[1] == '6' {
-		ch = 3
+		h.ch = 3
 	}
+	return h, nil
+}
+
+func decodePNMConfig(r io.Reader) (image.Config, error) {
+	h, err := readPNMHeader(bufio.NewReader(r))
+	if err != nil {
+		return image.Config{}, err
+	}
+	return image.Config{ColorModel: color.NRGBAModel, Width: h.w, Height: h.h}, nil
+}
+
+func decodePNMReader(r io.Reader) (image.Image, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return DecodePNM(data)
+}
+
+// DecodePNM decodes a binary PGM (P5) or PPM (P6) image with a maximum value
+// up to 65535. Go's image packages read neither.
+func DecodePNM(data []byte) (image.Image, error) {
+	r := bufio.NewReader(bytes.NewReader(data))
+	hd, err := readPNMHeader(r)
+	if err != nil {
+		return nil, err
+	}
+	w, h, maxv, ch := hd.w, hd.h, hd.maxv, hd.ch
 	bps := 1
 	if maxv > 255 {
 		bps = 2
