@@ -85,4 +85,3 @@ func TestItemOverlayGolden(t *testing.T) {
 	pts := []Point{{X: 8, Y: 8}, {X: 30, Y: 20}, {X: 50, Y: 40}, {X: 12, Y: 36}}
 	checkGolden(t, "items_golden.png", ItemOverlay(scene(64, 48, 0), pts, []int{0, 1, 2, -1}))
 }
-
