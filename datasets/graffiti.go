@@ -46,6 +46,19 @@ func (h Homography) det() float64 {
 	return h[0]*(h[4]*h[8]-h[5]*h[7]) - h[1]*(h[3]*h[8]-h[5]*h[6]) + h[2]*(h[3]*h[7]-h[4]*h[6])
 }
 
+// singular reports a determinant negligible for h's scale (|det| below
+// 1e-12 of ‖h‖³, Frobenius): a homography is defined up to scale, so a valid
+// one scaled by 1e-5 is as regular as itself.
+func (h Homography) singular() bool {
+	n := 0.0
+	for _, v := range h {
+		n += v * v
+	}
+	n = math.Sqrt(n)
+	d := h.det()
+	return !(math.Abs(d) > 1e-12*n*n*n) // NaN is singular too
+}
+
 // Inverse returns h⁻¹, or ok=false when h is singular.
 func (h Homography) Inverse() (Homography, bool) {
 	d := h.det()
@@ -137,8 +150,8 @@ func ReadHomography(path string) (Homography, error) {
 	if row != 3 {
 		return Homography{}, fmt.Errorf("%s:%d: %d rows, want 3", path, ln, row)
 	}
-	if d := h.det(); math.Abs(d) < 1e-12 {
-		return Homography{}, fmt.Errorf("%s:%d: singular homography (determinant %g)", path, ln, d)
+	if h.singular() {
+		return Homography{}, fmt.Errorf("%s:%d: singular homography (determinant %g)", path, ln, h.det())
 	}
 	return h, nil
 }

@@ -88,3 +88,28 @@ func TestRealGraffitiHomographies(t *testing.T) {
 		t.Errorf("homographies do not compose: (%v,%v) vs (%v,%v)", x1, y1, x2, y2)
 	}
 }
+
+// TestHomographySingularIsRelative: singularity is judged against the
+// matrix's own scale, so the same homography scaled by 1e-5 (or 1e5) loads,
+// and a nearly rank-2 one is refused at any scale.
+func TestHomographySingularIsRelative(t *testing.T) {
+	for _, tc := range []struct {
+		h    string
+		want bool // loads
+	}{
+		{"8.7977e-06 3.1245e-06 -3.9259e-04\n-1.8389e-06 1.0615e-05 -1.6126e-04\n-2.0003e-11 4.6778e-11 1e-05\n", true},
+		{"87977 31245 -3925900\n-18389 106150 -1612600\n-0.0002 0.00046778 100000\n", true},
+		{"1e-5 2e-5 3e-5\n2e-5 4e-5 6e-5\n0 0 1e-5\n", false},
+		{"1 2 3\n2 4 6.000000000000001\n0 0 1\n", false},
+	} {
+		_, err := LoadGraffiti(writeGraffiti(t, func(k int) string {
+			if k == 3 {
+				return tc.h
+			}
+			return scaleH(k)
+		}))
+		if (err == nil) != tc.want {
+			t.Errorf("%q: error %v, want loads=%v", tc.h, err, tc.want)
+		}
+	}
+}

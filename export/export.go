@@ -98,8 +98,35 @@ func round4(v float32) float64 { return math.Round(float64(v)*1e4) / 1e4 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename, so a failed or interrupted run never leaves a
-// partial file behind.
+// partial file behind. A symbolic link is followed (its target is replaced,
+// the link stays); a device, FIFO or socket (/dev/stdout, a named pipe) is
+// written through, as a shell redirection would; a directory is refused.
 func WriteFileAtomic(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil {
+		switch mode := fi.Mode(); {
+		case mode&os.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return fmt.Errorf("writing %s: symbolic link with no reachable target: %w", path, err)
+			}
+			return WriteFileAtomic(target, data)
+		case mode.IsDir():
+			return fmt.Errorf("writing %s: is a directory", path)
+		case !mode.IsRegular():
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			_, err = f.Write(data)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			return nil
+		}
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

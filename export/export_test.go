@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/features"
@@ -193,4 +194,66 @@ func dirNames(t *testing.T, dir string) string {
 		n = append(n, e.Name())
 	}
 	return strings.Join(n, ",")
+}
+
+// TestWriteFileAtomicSpecialPaths: a symlink keeps being a symlink (its
+// target gets the data), a FIFO and a device are written through, and a
+// directory or a dangling link is refused, without leftovers.
+func TestWriteFileAtomicSpecialPaths(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.txt")
+	os.WriteFile(target, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(link, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new" {
+		t.Errorf("target holds %q", b)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no mkfifo:", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- b
+	}()
+	if err := WriteFileAtomic(fifo, []byte("through the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; string(b) != "through the pipe" {
+		t.Errorf("the reader got %q", b)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v", fi.Mode())
+	}
+	// A private null device (as root), so that a regression cannot replace
+	// the machine's /dev/null.
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
+		if err := WriteFileAtomic(null, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(null); err != nil || fi.Mode()&os.ModeDevice == 0 {
+			t.Fatalf("the device was replaced: %v", fi.Mode())
+		}
+		os.Remove(null)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	os.Symlink(filepath.Join(dir, "nowhere", "x"), dangling)
+	for _, p := range []string{dir, dangling} {
+		if err := WriteFileAtomic(p, []byte("x")); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if names := dirNames(t, dir); names != "dangling,fifo,link.txt,target.txt" {
+		t.Errorf("leftovers: %s", names)
+	}
 }

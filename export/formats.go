@@ -118,6 +118,15 @@ func WriteJSON(w io.Writer, v any) error {
 	return err
 }
 
+// CheckColmapName refuses an image name COLMAP's text formats cannot hold
+// (a space or a line break), so that a run can fail before its work.
+func CheckColmapName(name string) error {
+	if strings.ContainsAny(name, "\n\r ") {
+		return fmt.Errorf("colmap: image name %q holds a space or line break, which COLMAP's matches.txt cannot express; rename the file", name)
+	}
+	return nil
+}
+
 // WriteColmapText writes COLMAP's custom import formats into dir:
 // features/IMAGE.txt for `colmap feature_importer --import_path` ("N 128",
 // then "X Y SCALE ORIENTATION D1..D128" with descriptors in 0..255 and the
@@ -128,8 +137,8 @@ func WriteJSON(w io.Writer, v any) error {
 // are refused.
 func WriteColmapText(dir string, sets []*features.Set, ms []Match) error {
 	for _, s := range sets {
-		if strings.ContainsAny(s.Image, "\n\r ") {
-			return fmt.Errorf("colmap: image name %q holds a space or line break, which COLMAP's matches.txt cannot express", s.Image)
+		if err := CheckColmapName(s.Image); err != nil {
+			return err
 		}
 	}
 	fdir := filepath.Join(dir, "features")

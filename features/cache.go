@@ -19,7 +19,9 @@ import (
 // written to a temporary name and renamed, and carry a CRC-32, so a torn or
 // corrupt file is detected and recomputed, never trusted.
 
-const cacheMagic = "CMFEAT\x01\n"
+// Version 2 files hold their own key, so a file renamed to another
+// image's key (both valid) is not used for the wrong image.
+const cacheMagic = "CMFEAT\x02\n"
 
 // cacheVersion changes whenever extraction changes what it computes.
 const cacheVersion = "sift-opencv4.6-v3" // v2: quarter-pixel bias removed; v3: decoded by imagefile
@@ -42,10 +44,11 @@ func (o Options) Params() string {
 	return fmt.Sprintf("detect max=%d contrast=%g edge=%g maxdim=%d root=%v", o.MaxFeatures, o.ContrastThreshold, o.EdgeThreshold, o.MaxDim, o.RootSIFT)
 }
 
-// encodeSet serializes s (without its name).
-func encodeSet(s *Set) []byte {
+// encodeSet serializes s (without its name) under key (64 hex digits).
+func encodeSet(key string, s *Set) []byte {
 	var b bytes.Buffer
 	b.WriteString(cacheMagic)
+	b.WriteString(key)
 	hdr := []uint32{uint32(s.Width), uint32(s.Height), uint32(len(s.Keypoints))}
 	binary.Write(&b, binary.LittleEndian, hdr)
 	for _, k := range s.Keypoints {
@@ -58,16 +61,20 @@ func encodeSet(s *Set) []byte {
 
 var errCorrupt = errors.New("corrupt cache file")
 
-// decodeSet parses a cache file, checking its structure and checksum.
-func decodeSet(data []byte) (*Set, error) {
-	if len(data) < len(cacheMagic)+16 || string(data[:len(cacheMagic)]) != cacheMagic {
+// decodeSet parses a cache file, checking its structure, checksum and key.
+func decodeSet(key string, data []byte) (*Set, error) {
+	head := len(cacheMagic) + len(key)
+	if len(data) < head+16 || string(data[:len(cacheMagic)]) != cacheMagic {
 		return nil, errCorrupt
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, errCorrupt
 	}
-	r := bytes.NewReader(body[len(cacheMagic):])
+	if string(body[len(cacheMagic):head]) != key {
+		return nil, errCorrupt // another image's features under this name
+	}
+	r := bytes.NewReader(body[head:])
 	var hdr [3]uint32
 	if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
 		return nil, errCorrupt
@@ -107,7 +114,7 @@ func (c Cache) Load(key string) (s *Set, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	s, err = decodeSet(data)
+	s, err = decodeSet(key, data)
 	return s, err == nil
 }
 
@@ -120,7 +127,7 @@ func (c Cache) Store(key string, s *Set) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(encodeSet(s))
+	_, err = f.Write(encodeSet(key, s))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

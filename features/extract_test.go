@@ -306,3 +306,23 @@ func TestExtractUnbiased(t *testing.T) {
 		}
 	}
 }
+
+// TestUnusableCacheDegrades: a cache directory that cannot be created (a
+// file stands in its place) costs the cache, with one error in Stats, and
+// no image.
+func TestUnusableCacheDegrades(t *testing.T) {
+	dir, _ := badFolder(t)
+	good := filepath.Join(dir, "good.png")
+	blocker := filepath.Join(t.TempDir(), "cache")
+	os.WriteFile(blocker, []byte("a file, not a folder"), 0o644)
+	for _, cacheDir := range []string{blocker, filepath.Join(blocker, "sub")} {
+		ex := Extractor{CacheDir: cacheDir}
+		sets, errs, st := ex.ExtractFiles(context.Background(), []string{good, good}, []string{"a", "b"})
+		if errs[0] != nil || errs[1] != nil || sets[0] == nil || st.Extracted != 2 {
+			t.Errorf("cache %s: images failed: %v", cacheDir, errs)
+		}
+		if st.CacheError == nil || !strings.Contains(st.CacheError.Error(), cacheDir) {
+			t.Errorf("cache %s: CacheError %v", cacheDir, st.CacheError)
+		}
+	}
+}

@@ -43,8 +43,13 @@ type Extractor struct {
 	Progress func(done, total int, name string)
 }
 
-// Stats counts cache use in one ExtractFiles call.
-type Stats struct{ CacheHits, Extracted int64 }
+// Stats counts cache use in one ExtractFiles call. CacheError, when not
+// nil, is the cache's first failure, after which the run went on without
+// it.
+type Stats struct {
+	CacheHits, Extracted int64
+	CacheError           error
+}
 
 // CVEstimator fits two-view models with OpenCV's calib3d and its USAC
 // framework's MAGSAC++ (cv::USAC_MAGSAC; Barath et al., CVPR 2020):

@@ -15,7 +15,9 @@ var imageExts = map[string]bool{
 }
 
 // ImageFiles lists the image files of dir (by ending, case-insensitive),
-// sorted by name, so the order of views is deterministic.
+// sorted by name, so the order of views is deterministic. Symbolic links
+// to files count; dangling ones are listed too, so that reading them fails
+// with their name.
 func ImageFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -23,8 +25,19 @@ func ImageFiles(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
-		if e.Type().IsRegular() && imageExts[strings.ToLower(filepath.Ext(e.Name()))] {
-			out = append(out, filepath.Join(dir, e.Name()))
+		if !imageExts[strings.ToLower(filepath.Ext(e.Name()))] {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		regular := e.Type().IsRegular()
+		if e.Type()&os.ModeSymlink != 0 {
+			// A linked image is an image; a dangling link is listed so that
+			// its error is reported, not silently dropped.
+			fi, err := os.Stat(p)
+			regular = err != nil || fi.Mode().IsRegular()
+		}
+		if regular {
+			out = append(out, p)
 		}
 	}
 	sort.Strings(out)

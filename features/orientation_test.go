@@ -2,6 +2,7 @@ package features
 
 import (
 	"math"
+	"os"
 	"testing"
 )
 
@@ -76,29 +77,46 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatalf("round trip: %+v, %v", got, ok)
 	}
 	// Every single-byte corruption and every truncation is detected.
-	data := encodeSet(s)
+	data := encodeSet(key, s)
 	for i := range data {
 		bad := append([]byte(nil), data...)
 		bad[i] ^= 0x40
-		if _, err := decodeSet(bad); err == nil {
+		if _, err := decodeSet(key, bad); err == nil {
 			t.Fatalf("corruption at byte %d not detected", i)
 		}
 	}
 	for n := 0; n < len(data); n++ {
-		if _, err := decodeSet(data[:n]); err == nil {
+		if _, err := decodeSet(key, data[:n]); err == nil {
 			t.Fatalf("truncation to %d bytes not detected", n)
 		}
 	}
 	if CacheKey([]byte("img"), Options{}.Params()) == CacheKey([]byte("img"), Options{RootSIFT: true}.Params()) {
 		t.Error("options do not change the cache key")
 	}
+	// Two valid files swapped: each is another image's, so neither is used.
+	key2 := CacheKey([]byte("img2"), Options{}.Params())
+	if err := c.Store(key2, &Set{Width: 9, Height: 9}); err != nil {
+		t.Fatal(err)
+	}
+	p1, p2 := c.path(key), c.path(key2)
+	tmp := p1 + ".swap"
+	if os.Rename(p1, tmp) != nil || os.Rename(p2, p1) != nil || os.Rename(tmp, p2) != nil {
+		t.Fatal("swap failed")
+	}
+	if s, ok := c.Load(key); ok {
+		t.Errorf("a swapped file was used for the wrong image: %dx%d", s.Width, s.Height)
+	}
+	if _, ok := c.Load(key2); ok {
+		t.Error("a swapped file was used for the wrong image")
+	}
 }
 
 func FuzzDecodeSet(f *testing.F) {
-	f.Add(encodeSet(&Set{Width: 1, Height: 1, Keypoints: []Keypoint{{}}, Desc: make([]float32, DescSize)}))
+	key := CacheKey(nil, "")
+	f.Add(encodeSet(key, &Set{Width: 1, Height: 1, Keypoints: []Keypoint{{}}, Desc: make([]float32, DescSize)}))
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := decodeSet(data)
+		s, err := decodeSet(key, data)
 		if err == nil && len(s.Desc) != len(s.Keypoints)*DescSize {
 			t.Fatalf("inconsistent set")
 		}

@@ -4,6 +4,7 @@ package features
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -27,6 +28,12 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 		SetNumThreads(1) // the Go workers already use the cores
 	}
 	var st Stats
+	cs := &cacheState{dir: e.CacheDir, st: &st}
+	if e.CacheDir != "" {
+		if err := os.MkdirAll(e.CacheDir, 0o755); err != nil {
+			cs.disable(err)
+		}
+	}
 	var mu sync.Mutex
 	done := 0
 	jobs := make(chan int)
@@ -36,7 +43,7 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				sets[i], errs[i] = e.one(paths[i], names[i], &st)
+				sets[i], errs[i] = e.one(paths[i], names[i], &st, cs)
 				if e.Progress != nil {
 					mu.Lock()
 					done++
@@ -62,14 +69,15 @@ feed:
 	return sets, errs, st
 }
 
-func (e *Extractor) one(path, name string, st *Stats) (*Set, error) {
+func (e *Extractor) one(path, name string, st *Stats, cs *cacheState) (*Set, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var key string
 	cache := Cache{Dir: e.CacheDir}
-	if e.CacheDir != "" {
+	useCache := e.CacheDir != "" && !cs.off.Load()
+	if useCache {
 		key = CacheKey(data, e.Options.Params())
 		if s, ok := cache.Load(key); ok {
 			s.Image = name
@@ -82,10 +90,27 @@ func (e *Extractor) one(path, name string, st *Stats) (*Set, error) {
 		return nil, err
 	}
 	atomic.AddInt64(&st.Extracted, 1)
-	if e.CacheDir != "" {
+	if useCache && !cs.off.Load() {
 		if err := cache.Store(key, s); err != nil {
-			return nil, err
+			cs.disable(err)
 		}
 	}
 	return s, nil
+}
+
+// cacheState turns the cache off for the rest of a run after its first
+// failure, which Stats reports: a cache is an optimization, never a reason
+// to skip an image.
+type cacheState struct {
+	dir  string
+	off  atomic.Bool
+	once sync.Once
+	st   *Stats
+}
+
+func (c *cacheState) disable(err error) {
+	c.once.Do(func() {
+		c.off.Store(true)
+		c.st.CacheError = fmt.Errorf("feature cache %s unusable, continuing without it: %w", c.dir, err)
+	})
 }

@@ -139,6 +139,9 @@ type Result struct {
 	Sets []*features.Set
 	// CacheHits counts images whose features came from the cache.
 	CacheHits int
+	// CacheError, when not nil, is why the feature cache was turned off
+	// part-way (the run went on without it).
+	CacheError error
 	// Matches are the ratio-test matches of every pair matched.
 	Matches []pairwise.Pair
 	// Verified holds the verification of every pair (nil when
@@ -273,7 +276,7 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Skipped, r.CacheHits, r.Timing.Extract = skipped, int(st.CacheHits), extract
+	r.Skipped, r.CacheHits, r.CacheError, r.Timing.Extract = skipped, int(st.CacheHits), st.CacheError, extract
 	return r, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/eval"
@@ -109,6 +110,13 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	if o.export == "colmap" {
+		for _, im := range images {
+			if err := export.CheckColmapName(im.Name); err != nil {
+				return err
+			}
+		}
+	}
 	overlayPairs, err := parseOverlayPairs(o.overlayPairs, len(images))
 	if err != nil {
 		return err
@@ -130,8 +138,15 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	if res.CacheError != nil {
+		fmt.Fprintf(stderr, "warning: %v\n", res.CacheError)
+	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(stderr, "warning: skipping %s: %v\n", s.Name, s.Err)
+		if msg := s.Err.Error(); strings.HasPrefix(msg, s.Name+":") {
+			fmt.Fprintf(stderr, "warning: skipping %s\n", msg) // the error names the file
+		} else {
+			fmt.Fprintf(stderr, "warning: skipping %s: %s\n", s.Name, msg)
+		}
 	}
 	if len(res.Skipped) > 0 && (o.pipe.Match.Pairs != nil || overlayPairs != nil) {
 		return fmt.Errorf("%d images were skipped, so -pairs and -overlay-pairs indices no longer apply; fix or remove them (or use -strict)", len(res.Skipped))
