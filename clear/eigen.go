@@ -51,12 +51,18 @@ type component struct {
 	scratch []float64
 	// done, when not nil, is closed when the solve is stopped.
 	done <-chan struct{}
+	// beat, when not nil, is called at every check of done: a long
+	// decomposition reports that it is alive.
+	beat func()
 }
 
 func (c *component) size() int { return len(c.verts) }
 
 // cancelled reports whether the solve was stopped (see SolveContext).
 func (c *component) cancelled() bool {
+	if c.beat != nil {
+		c.beat()
+	}
 	select {
 	case <-c.done:
 		return true

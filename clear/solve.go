@@ -241,6 +241,7 @@ func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, erro
 			return spectrum{}, ctx.Err()
 		}
 	}
+	done := 0 // observations of the components decomposed
 	decompose := func(ci int, nmin int) error {
 		c := comps[ci]
 		if !iterative(c) {
@@ -249,6 +250,9 @@ func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, erro
 			return err
 		}
 		c.done = ctx.Done()
+		if o.Progress != nil {
+			c.beat = func() { o.Progress(done, l) }
+		}
 		th, vs, ok := func() ([]float64, [][]float64, bool) {
 			t := newTeam(c)
 			defer t.close() // the helpers spin until closed
@@ -268,7 +272,6 @@ func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, erro
 	}
 	counts := make([]int, len(comps))
 	below := 0
-	done := 0
 	for ci, c := range comps {
 		if iterative(c) {
 			res.IterativeComponents++

@@ -60,7 +60,9 @@ func (p *progress) Update(stage string, done, total int) {
 	p.last = now
 	el := now.Sub(start).Seconds()
 	rate := ""
-	if el >= 0.1 { // a rate over less is noise
+	if done == 0 && el >= 1 {
+		rate = fmt.Sprintf(" (%.0fs)", el) // one long step: show it is alive
+	} else if el >= 0.1 { // a rate over less is noise
 		r := float64(done) / el
 		rate = fmt.Sprintf(" (%.1f/s", r)
 		if done < total && r > 0 {

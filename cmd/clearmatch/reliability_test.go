@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clearmatch/clearmatch/clear"
 )
 
 // The audit's classes, end to end through the binary: bad images, signals,
@@ -264,5 +266,59 @@ func TestSolveOutSpecialPaths(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); !strings.HasPrefix(string(b), "0\n") {
 		t.Errorf("the link's target holds %q", b)
+	}
+}
+
+// TestSolveInterrupt: a long solve (one component of 16000 observations,
+// about 13 s here) shows progress and stops within seconds of SIGINT, with
+// exit code 130 and no output file.
+func TestSolveInterrupt(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "p.txt")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syn := clear.Synthesize(clear.SynthConfig{Items: 400, Views: 40, ObsRatio: 1, Mismatch: 0.3, Seed: 1})
+	if err := clear.WriteText(f, syn.Problem); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out := filepath.Join(dir, "items.txt")
+	cmd := exec.Command(bin, "solve", "-in", in, "-out", out)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(pipe)
+	for {
+		s, err := r.ReadString(' ')
+		if err != nil {
+			t.Fatalf("the solve ended without showing progress: %v", err)
+		}
+		if strings.Contains(s, "solve") {
+			break
+		}
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	rest, _ := readAll(r)
+	err = cmd.Wait()
+	took := time.Since(sent)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("exit %v after SIGINT, want 130", err)
+	}
+	t.Logf("stopped %v after SIGINT", took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("the solve took %v to stop", took)
+	}
+	noTrace(t, rest)
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an interrupted solve wrote %s", out)
 	}
 }
