@@ -83,7 +83,9 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 		scale = float64(max(set.Width, set.Height)) / float64(opts.MaxDim)
 		small := gocv.NewMat()
 		defer small.Close()
-		sz := image.Pt(int(math.Round(float64(set.Width)/scale)), int(math.Round(float64(set.Height)/scale)))
+		// At least one pixel each way: cv::resize aborts on an empty size
+		// (a 1×10000 strip downscaled to 3200 would round to 0×3200).
+		sz := image.Pt(max(1, int(math.Round(float64(set.Width)/scale))), max(1, int(math.Round(float64(set.Height)/scale))))
 		gocv.Resize(img, &small, sz, 0, 0, gocv.InterpolationArea)
 		work = small
 	}

@@ -326,3 +326,21 @@ func TestUnusableCacheDegrades(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractExtremeShapes: strips and single pixels, with and without
+// downscaling, give a Set or an error, never an OpenCV abort.
+func TestExtractExtremeShapes(t *testing.T) {
+	for _, sz := range [][2]int{{1, 1}, {1, 10000}, {10000, 1}, {2, 7000}, {3, 3}} {
+		img := image.NewGray(image.Rect(0, 0, sz[0], sz[1]))
+		for i := range img.Pix {
+			img.Pix[i] = uint8(i * 37)
+		}
+		var b bytes.Buffer
+		png.Encode(&b, img)
+		for _, maxDim := range []int{0, 3200, 16} {
+			if s, err := Extract("strip.png", b.Bytes(), Options{MaxDim: maxDim}); err == nil && (s.Width != sz[0] || s.Height != sz[1]) {
+				t.Errorf("%v at max-dim %d: size %dx%d", sz, maxDim, s.Width, s.Height)
+			}
+		}
+	}
+}
