@@ -89,9 +89,12 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 		// The model maps v.I to v.J; COLMAP's pair runs from the lower id.
 		mat, f := v.Matrix, v.F
 		if v.I > v.J {
-			mat, f = transpose9(mat), transpose9(f)
+			mat, f = pairwise.Transpose3(mat), pairwise.Transpose3(f)
 			if v.Model == pairwise.Homography {
-				mat = invert9(v.Matrix)
+				var ok bool
+				if mat, ok = pairwise.Inverse3(v.Matrix); !ok {
+					continue // verification never keeps a singular H
+				}
 			}
 		}
 		switch v.Model {
@@ -124,32 +127,6 @@ func keypointPoint(s *features.Set, k int) pairwise.Point {
 	return pairwise.Point{X: float64(s.Keypoints[k].X), Y: float64(s.Keypoints[k].Y)}
 }
 
-func transpose9(a [9]float64) [9]float64 {
-	return [9]float64{a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8]}
-}
-
-func mul9(a, b [9]float64) [9]float64 {
-	var c [9]float64
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			for k := 0; k < 3; k++ {
-				c[3*i+j] += a[3*i+k] * b[3*k+j]
-			}
-		}
-	}
-	return c
-}
-
-// invert9 inverts a 3×3 matrix by its adjugate (a homography is defined up
-// to scale, so the determinant's scale does not matter).
-func invert9(m [9]float64) [9]float64 {
-	return [9]float64{
-		m[4]*m[8] - m[5]*m[7], m[2]*m[7] - m[1]*m[8], m[1]*m[5] - m[2]*m[4],
-		m[5]*m[6] - m[3]*m[8], m[0]*m[8] - m[2]*m[6], m[2]*m[3] - m[0]*m[5],
-		m[3]*m[7] - m[4]*m[6], m[1]*m[6] - m[0]*m[7], m[0]*m[4] - m[1]*m[3],
-	}
-}
-
 // toColmapPixels re-expresses a matrix for COLMAP's pixel convention
 // (x_colmap = x + 0.5): T maps COLMAP's pixels to ours, so H' = T⁻¹ H T
 // and F' = Tᵀ F T. E works on normalized coordinates and is unchanged.
@@ -158,8 +135,10 @@ var (
 	colmapTinv = [9]float64{1, 0, 0.5, 0, 1, 0.5, 0, 0, 1}
 )
 
-func colmapH(h [9]float64) [9]float64 { return mul9(colmapTinv, mul9(h, colmapT)) }
-func colmapF(f [9]float64) [9]float64 { return mul9(transpose9(colmapT), mul9(f, colmapT)) }
+func colmapH(h [9]float64) [9]float64 { return pairwise.Mul3(colmapTinv, pairwise.Mul3(h, colmapT)) }
+func colmapF(f [9]float64) [9]float64 {
+	return pairwise.Mul3(pairwise.Transpose3(colmapT), pairwise.Mul3(f, colmapT))
+}
 
 // ColmapDatabase is everything COLMAP's database.db holds for a run.
 type ColmapDatabase struct {

@@ -339,12 +339,12 @@ func count(b []bool) int {
 func essentialToFundamental(e [9]float64, ci, cj Camera) [9]float64 {
 	ki := [9]float64{1 / ci.Fx, 0, -ci.Cx / ci.Fx, 0, 1 / ci.Fy, -ci.Cy / ci.Fy, 0, 0, 1}
 	kj := [9]float64{1 / cj.Fx, 0, -cj.Cx / cj.Fx, 0, 1 / cj.Fy, -cj.Cy / cj.Fy, 0, 0, 1}
-	return mul3(transpose3(kj), mul3(e, ki))
+	return Mul3(Transpose3(kj), Mul3(e, ki))
 }
 
-// inverse3 inverts a 3×3 matrix, ok = false when it is singular relative
+// Inverse3 inverts a 3×3 matrix (row-major), ok = false when it is singular relative
 // to its scale.
-func inverse3(m [9]float64) (inv [9]float64, ok bool) {
+func Inverse3(m [9]float64) (inv [9]float64, ok bool) {
 	c := [9]float64{
 		m[4]*m[8] - m[5]*m[7], m[2]*m[7] - m[1]*m[8], m[1]*m[5] - m[2]*m[4],
 		m[5]*m[6] - m[3]*m[8], m[0]*m[8] - m[2]*m[6], m[2]*m[3] - m[0]*m[5],
@@ -364,7 +364,8 @@ func inverse3(m [9]float64) (inv [9]float64, ok bool) {
 	return inv, true
 }
 
-func mul3(a, b [9]float64) [9]float64 {
+// Mul3 is the product of two 3×3 matrices (row-major).
+func Mul3(a, b [9]float64) [9]float64 {
 	var c [9]float64
 	for r := 0; r < 3; r++ {
 		for k := 0; k < 3; k++ {
@@ -376,7 +377,8 @@ func mul3(a, b [9]float64) [9]float64 {
 	return c
 }
 
-func transpose3(a [9]float64) [9]float64 {
+// Transpose3 transposes a 3×3 matrix (row-major).
+func Transpose3(a [9]float64) [9]float64 {
 	return [9]float64{a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8]}
 }
 
@@ -461,7 +463,7 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 		switch r.Model {
 		case Homography:
 			h := r.Matrix
-			hinv, invOK := inverse3(h)
+			hinv, invOK := Inverse3(h)
 			w := h[6]*p.X + h[7]*p.Y + h[8]
 			if w == 0 {
 				continue
@@ -643,7 +645,7 @@ func (r *Verified) Agrees(a, b Point, thr float64) bool {
 		if TransferError(r.Matrix, a, b) > thr {
 			return false
 		}
-		hinv, ok := inverse3(r.Matrix)
+		hinv, ok := Inverse3(r.Matrix)
 		return !ok || TransferError(hinv, b, a) <= thr
 	case Fundamental, Essential:
 		return SampsonError(r.F, a, b) <= thr

@@ -159,11 +159,11 @@ func TestErrorsOfModels(t *testing.T) {
 	if got := TransferError(h, Point{1, 1}, Point{3, 7}); math.Abs(got-4) > 1e-12 {
 		t.Errorf("transfer error %v, want 4", got)
 	}
-	inv, ok := inverse3(h)
+	inv, ok := Inverse3(h)
 	if !ok || TransferError(inv, Point{3, 3}, Point{1, 1}) > 1e-12 {
 		t.Errorf("inverse %v (ok %v)", inv, ok)
 	}
-	if _, ok := inverse3([9]float64{1, 2, 3, 2, 4, 6, 0, 0, 1}); ok {
+	if _, ok := Inverse3([9]float64{1, 2, 3, 2, 4, 6, 0, 0, 1}); ok {
 		t.Error("a singular matrix inverted")
 	}
 	// A valid homography scaled far down stays invertible: the test is
@@ -172,7 +172,7 @@ func TestErrorsOfModels(t *testing.T) {
 	for k, v := range h {
 		small[k] = v * 1e-5
 	}
-	if _, ok := inverse3(small); !ok {
+	if _, ok := Inverse3(small); !ok {
 		t.Error("a scaled homography counted singular")
 	}
 }
