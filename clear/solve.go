@@ -250,7 +250,9 @@ func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, erro
 			return err
 		}
 		c.done = ctx.Done()
-		if o.Progress != nil {
+		if o.Progress != nil && done < l {
+			// Not in the second pass (done == l): Progress(l, l) means
+			// finished, and a printer ends its line on it.
 			c.beat = func() { o.Progress(done, l) }
 		}
 		th, vs, ok := func() ([]float64, [][]float64, bool) {
