@@ -237,11 +237,7 @@ func TestFolderFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, f := range files {
-		names = append(names, filepath.Base(f))
-	}
-	if strings.Join(names, " ") != "corrupt.png empty.png good.png notes.jpg" {
+	if names := baseNames(files); names != "corrupt.png empty.png good.png notes.jpg" {
 		t.Fatalf("ImageFiles: %v", names)
 	}
 	// A flat image has no features but takes part.

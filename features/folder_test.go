@@ -23,11 +23,16 @@ func TestImageFilesFollowsLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := baseNames(files); got != "a.png b.png c.png" {
+		t.Errorf("ImageFiles: %q, want a.png b.png c.png", got)
+	}
+}
+
+// baseNames joins the files' base names with spaces.
+func baseNames(files []string) string {
 	var names []string
 	for _, f := range files {
 		names = append(names, filepath.Base(f))
 	}
-	if got := strings.Join(names, " "); got != "a.png b.png c.png" {
-		t.Errorf("ImageFiles: %q, want a.png b.png c.png", got)
-	}
+	return strings.Join(names, " ")
 }

@@ -36,10 +36,7 @@ func TestColmapMapperSceaux(t *testing.T) {
 			}
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "clearmatch")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "match", images, "-out", out, "-max-dim", "1024", "-export", "colmap",
 		"-overlay-pairs", "none", "-cache", filepath.Join(t.TempDir(), "cache"))

@@ -19,14 +19,8 @@ import (
 // most one observation per image, and matches.csv holds exactly the pairs
 // that tracks.json implies. A second run reuses the feature cache.
 func TestMatchBinaryGraffiti(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	dir := filepath.Join(dataDirForTest(t), "graffiti")
-	bin := filepath.Join(t.TempDir(), "clearmatch")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "out")
 	cache := filepath.Join(t.TempDir(), "cache")
 	run := func(args ...string) string {

@@ -129,25 +129,8 @@ func TestSignalsLeaveOutAsItWas(t *testing.T) {
 	root := t.TempDir()
 	out := filepath.Join(root, "out")
 	start := func() (*exec.Cmd, *bufio.Reader) {
-		cmd := exec.Command(bin, "match", dir, "-out", out, "-cache", "", "-workers", "1")
-		pipe, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReader(pipe)
 		// Wait until extraction is under way.
-		for {
-			b, err := r.ReadString('s')
-			if err != nil {
-				t.Fatalf("no progress before exit: %v", err)
-			}
-			if strings.Contains(b, "extract") {
-				return cmd, r
-			}
-		}
+		return startUntil(t, "extract", bin, "match", dir, "-out", out, "-cache", "", "-workers", "1")
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		cmd, r := start()
@@ -175,6 +158,31 @@ func TestSignalsLeaveOutAsItWas(t *testing.T) {
 	}
 	if names := entries(t, root); names != "out" {
 		t.Errorf("after the next run: %q, want only out", names)
+	}
+}
+
+// startUntil starts bin with args and reads its stderr until a word
+// holding marker appears (progress under way); it fails the test if the
+// process ends first. The rest of stderr is left in the reader.
+func startUntil(t *testing.T, marker, bin string, args ...string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(pipe)
+	for {
+		w, err := r.ReadString(' ')
+		if err != nil {
+			t.Fatalf("%s ended without showing %q: %v", args[0], marker, err)
+		}
+		if strings.Contains(w, marker) {
+			return cmd, r
+		}
 	}
 }
 
@@ -286,24 +294,7 @@ func TestSolveInterrupt(t *testing.T) {
 	}
 	f.Close()
 	out := filepath.Join(dir, "items.txt")
-	cmd := exec.Command(bin, "solve", "-in", in, "-out", out)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(pipe)
-	for {
-		s, err := r.ReadString(' ')
-		if err != nil {
-			t.Fatalf("the solve ended without showing progress: %v", err)
-		}
-		if strings.Contains(s, "solve") {
-			break
-		}
-	}
+	cmd, r := startUntil(t, "solve", bin, "solve", "-in", in, "-out", out)
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	rest, _ := readAll(r)
