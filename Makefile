@@ -21,10 +21,16 @@ build: setup
 
 # test: vet and every test. Dataset tests read $$CLEARMATCH_DATA (default
 # ../shared/datasets); under CI a missing dataset is a failure, not a skip.
+# The longest package is cmd/clearmatch (about 25 s here): it builds the
+# binary once and runs it end to end, COLMAP's mapper included. The
+# timeout leaves room for a cold build cache (the cgo build of gocv) on a
+# machine several times slower than this 2-core one; go test's own 10
+# minutes is not a limit the suite should sit near.
+TESTFLAGS ?= -count=1 -timeout 20m
 test: setup-test
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -tags matprofile ./features/...
+	$(GO) test $(TESTFLAGS) ./...
+	$(GO) test $(TESTFLAGS) -tags matprofile ./features/...
 	$(MAKE) --no-print-directory test-pure
 
 # test-pure: the cgo-free binary builds, and the packages that must stay free of
@@ -35,7 +41,7 @@ PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise export pipe
 test-pure:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/clearmatch
 	CGO_ENABLED=0 $(GO) build $(PURE)
-	CGO_ENABLED=0 $(GO) test -count=1 $(PURE)
+	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) $(PURE)
 
 demo: build
 	./$(BIN) demo -out $(DEMOOUT) -force

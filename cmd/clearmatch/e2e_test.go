@@ -17,14 +17,16 @@ import (
 // TestMatchBinaryGraffiti builds the clearmatch binary and runs `match` on
 // the Graffiti folder, then checks the files it wrote: every track has at
 // most one observation per image, and matches.csv holds exactly the pairs
-// that tracks.json implies. A second run reuses the feature cache.
+// that tracks.json implies. A second run reuses the feature cache. The
+// images are downscaled to 400 px: what is checked is the files, not the
+// accuracy (eval's tests check that at full size).
 func TestMatchBinaryGraffiti(t *testing.T) {
 	dir := filepath.Join(dataDirForTest(t), "graffiti")
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "out")
 	cache := filepath.Join(t.TempDir(), "cache")
 	run := func(args ...string) string {
-		cmd := exec.Command(bin, append([]string{"match", dir, "-out", out, "-cache", cache, "-export", "colmap"}, args...)...)
+		cmd := exec.Command(bin, append([]string{"match", dir, "-out", out, "-cache", cache, "-export", "colmap", "-max-dim", "400"}, args...)...)
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("clearmatch match: %v\n%s", err, b)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/jpeg"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,16 +27,45 @@ import (
 // exit code, one-line messages naming the file, no Go or C++ trace, no
 // decoder chatter, and OUT as it was after a failed or interrupted run.
 
+// buildBinary returns the clearmatch binary, built once per test run (see
+// TestMain) on first use: a cgo link takes seconds, and seven tests need it.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "clearmatch")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	testBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "clearmatch-test-bin-")
+		if err != nil {
+			testBin.err = err
+			return
+		}
+		testBin.dir = dir
+		testBin.path = filepath.Join(dir, "clearmatch")
+		if out, err := exec.Command("go", "build", "-o", testBin.path, ".").CombinedOutput(); err != nil {
+			testBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if testBin.err != nil {
+		t.Fatal(testBin.err)
 	}
-	return bin
+	return testBin.path
+}
+
+// testBin is the binary buildBinary builds once; TestMain removes it.
+var testBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// TestMain removes the shared binary after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if testBin.dir != "" {
+		os.RemoveAll(testBin.dir)
+	}
+	os.Exit(code)
 }
 
 // noTrace fails when stderr shows a crash or a decoder talking.
@@ -92,7 +123,7 @@ func TestMatchSurvivesBadImages(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "text.png"), []byte("not an image"), 0o644)
 
 	out := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command(bin, "match", dir, "-out", out, "-cache", "", "-overlay-pairs", "none")
+	cmd := exec.Command(bin, "match", dir, "-out", out, "-cache", "", "-overlay-pairs", "none", "-max-dim", "400")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -152,7 +183,7 @@ func TestSignalsLeaveOutAsItWas(t *testing.T) {
 	if names := entries(t, root); !strings.HasPrefix(names, ".clearmatch-tmp-out-") {
 		t.Fatalf("after kill -9: %q (the test expects the dead run's stage)", names)
 	}
-	b, err := exec.Command(bin, "match", dir, "-out", out, "-cache", "", "-overlay-pairs", "none").CombinedOutput()
+	b, err := exec.Command(bin, "match", dir, "-out", out, "-cache", "", "-overlay-pairs", "none", "-max-dim", "400").CombinedOutput()
 	if err != nil {
 		t.Fatalf("the run after kill -9: %v\n%s", err, b)
 	}
@@ -212,7 +243,7 @@ func TestBrokenCacheIsOneWarning(t *testing.T) {
 	dir := graffitiCopies(t, 3)
 	blocker := filepath.Join(t.TempDir(), "cache")
 	os.WriteFile(blocker, []byte("x"), 0o644)
-	b, err := exec.Command(bin, "match", dir, "-out", filepath.Join(t.TempDir(), "o"), "-cache", blocker, "-overlay-pairs", "none").CombinedOutput()
+	b, err := exec.Command(bin, "match", dir, "-out", filepath.Join(t.TempDir(), "o"), "-cache", blocker, "-overlay-pairs", "none", "-max-dim", "400").CombinedOutput()
 	if err != nil {
 		t.Fatalf("match: %v\n%s", err, b)
 	}
