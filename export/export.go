@@ -98,18 +98,44 @@ func round4(v float32) float64 { return math.Round(float64(v)*1e4) / 1e4 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename, so a failed or interrupted run never leaves a
-// partial file behind. A symbolic link is followed (its target is replaced,
-// the link stays); a device, FIFO or socket (/dev/stdout, a named pipe) is
-// written through, as a shell redirection would; a directory is refused.
+// partial file behind. That is for a regular file the user names; other
+// paths are written the way a shell redirection writes them:
+//   - one of this process's open descriptors (/dev/stdout, /dev/stderr,
+//     /dev/fd/N, /proc/self/fd/N, or a link to one of them) is written
+//     through that descriptor, wherever the shell pointed it (a file, at its
+//     current offset; a pipe; a terminal), never replaced by a new file;
+//   - a device, FIFO or socket is opened and written through;
+//   - a symbolic link is followed (its target is replaced, the link stays);
+//   - a directory, or a link with no reachable target, is refused.
 func WriteFileAtomic(path string, data []byte) error {
-	if fi, err := os.Lstat(path); err == nil {
+	// Follow the link chain one hop at a time, so that a descriptor path
+	// is recognized before the kernel's magic link would send it to the
+	// file behind the descriptor.
+	for hops := 0; ; hops++ {
+		if fd, ok := ownDescriptor(path); ok {
+			return writeFD(path, fd, data)
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			if os.IsNotExist(err) && hops > 0 {
+				return fmt.Errorf("writing %s: symbolic link with no reachable target", path)
+			}
+			break // a new file
+		}
 		switch mode := fi.Mode(); {
 		case mode&os.ModeSymlink != 0:
-			target, err := filepath.EvalSymlinks(path)
-			if err != nil {
-				return fmt.Errorf("writing %s: symbolic link with no reachable target: %w", path, err)
+			if hops == 40 {
+				return fmt.Errorf("writing %s: too many levels of symbolic links", path)
 			}
-			return WriteFileAtomic(target, data)
+			target, err := os.Readlink(path)
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(path), target)
+			}
+			path = target
+			continue
 		case mode.IsDir():
 			return fmt.Errorf("writing %s: is a directory", path)
 		case !mode.IsRegular():
@@ -126,6 +152,7 @@ func WriteFileAtomic(path string, data []byte) error {
 			}
 			return nil
 		}
+		break
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -148,6 +175,31 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// ownDescriptor reports whether path names one of this process's open
+// file descriptors, and which.
+func ownDescriptor(path string) (int, bool) {
+	path = filepath.Clean(path)
+	switch path {
+	case "/dev/stdin":
+		return 0, true
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	dir, name := filepath.Split(path)
+	switch filepath.Clean(dir) {
+	case "/dev/fd", "/proc/self/fd", "/proc/thread-self/fd", fmt.Sprintf("/proc/%d/fd", os.Getpid()):
+	default:
+		return 0, false
+	}
+	fd, err := strconv.Atoi(name)
+	if err != nil || fd < 0 || strconv.Itoa(fd) != name {
+		return 0, false
+	}
+	return fd, true
 }
 
 // ErrNotEmpty reports an output folder that holds files already.

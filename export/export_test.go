@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,5 +256,79 @@ func TestWriteFileAtomicSpecialPaths(t *testing.T) {
 	}
 	if names := dirNames(t, dir); names != "dangling,fifo,link.txt,target.txt" {
 		t.Errorf("leftovers: %s", names)
+	}
+}
+
+// TestWriteFileAtomicToOwnStdout: `-out /dev/stdout` (and /dev/fd/1,
+// /proc/self/fd/1, a link to them) writes to the process's standard output
+// as the shell set it up: a redirected file keeps its inode and gets the
+// data at its current offset (after what the shell's group wrote before),
+// a pipe's reader gets the data, and nothing is created beside the file.
+// A child process (this test binary, re-run) does the write, so that its
+// standard output can be set.
+func TestWriteFileAtomicToOwnStdout(t *testing.T) {
+	if p := os.Getenv("CLEARMATCH_TEST_WRITE_TO"); p != "" {
+		if err := WriteFileAtomic(p, []byte("data\n")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "out-link")
+	os.Symlink("/dev/stdout", link)
+	for _, path := range []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", link} {
+		child := func(stdout *os.File) *exec.Cmd {
+			c := exec.Command(os.Args[0], "-test.run", "^TestWriteFileAtomicToOwnStdout$")
+			c.Env = append(os.Environ(), "CLEARMATCH_TEST_WRITE_TO="+path)
+			c.Stdout = stdout
+			return c
+		}
+		// A redirected file, which already holds a header written through
+		// the same file description.
+		sub := filepath.Join(dir, "sub")
+		os.RemoveAll(sub)
+		os.Mkdir(sub, 0o755)
+		result := filepath.Join(sub, "result.txt")
+		f, err := os.Create(result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("header\n")
+		before, _ := f.Stat()
+		c := child(f)
+		var cerr bytes.Buffer
+		c.Stderr = &cerr
+		if err := c.Run(); err != nil {
+			t.Errorf("%s into a file: %v %s", path, err, cerr.String())
+		}
+		f.Close()
+		after, err := os.Stat(result)
+		if err != nil || !os.SameFile(before, after) {
+			t.Errorf("%s: the redirected file was replaced by another one", path)
+		}
+		if b, _ := os.ReadFile(result); string(b) != "header\ndata\n" {
+			t.Errorf("%s: the redirected file holds %q, want the header, then the data", path, b)
+		}
+		if names := dirNames(t, sub); names != "result.txt" {
+			t.Errorf("%s: beside the file: %s", path, names)
+		}
+		// A pipe.
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = child(w)
+		cerr.Reset()
+		c.Stderr = &cerr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		got, _ := io.ReadAll(r)
+		r.Close()
+		if err := c.Wait(); err != nil || string(got) != "data\n" {
+			t.Errorf("%s into a pipe: %v %s; the reader got %q", path, err, cerr.String(), got)
+		}
 	}
 }
