@@ -87,8 +87,8 @@ func TestColmapText(t *testing.T) {
 	sets := testSets()[1:]
 	sets[0].Desc[3] = 300 // clamped to 255
 	dir := t.TempDir()
-	if err := WriteColmapText(dir, sets, []Match{{0, 0, 1, 1}}); err != nil {
-		t.Fatal(err)
+	if left, err := WriteColmapText(dir, sets, []Match{{0, 0, 1, 1}}); err != nil || left != nil {
+		t.Fatal(left, err)
 	}
 	f, _ := os.ReadFile(filepath.Join(dir, "features", "b.png.txt"))
 	if !strings.HasPrefix(string(f), "1 128\n5.5000 6.5000 2.0000 1.570796 0 0 0 255 0") {
@@ -98,9 +98,44 @@ func TestColmapText(t *testing.T) {
 	if string(m) != "b.png c.png\n0 1\n" {
 		t.Errorf("matches.txt %q", m)
 	}
-	sets[0].Image = "bad\nname"
-	if err := WriteColmapText(t.TempDir(), sets, nil); err == nil {
-		t.Error("an image name with a line break was written")
+}
+
+// TestColmapTextNames: COLMAP's text formats hold what they can express.
+// A name with a space gets its features file but no line in matches.txt
+// (whose "image_a image_b" lines cannot hold it), and is reported; a name
+// with a line break, or one that is not a single file name, is refused
+// before anything is written, and nothing lands outside dir.
+func TestColmapTextNames(t *testing.T) {
+	sets := testSets()
+	sets[0].Image = "IMG 0001.jpg"
+	dir := t.TempDir()
+	left, err := WriteColmapText(dir, sets, []Match{{0, 0, 1, 0}, {0, 1, 2, 1}, {1, 0, 2, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(left, []string{"IMG 0001.jpg"}) {
+		t.Errorf("left out %q, want the spaced name", left)
+	}
+	for _, n := range []string{"IMG 0001.jpg", "b.png", "c.png"} {
+		if _, err := os.Stat(filepath.Join(dir, "features", n+".txt")); err != nil {
+			t.Error(err)
+		}
+	}
+	if m, _ := os.ReadFile(filepath.Join(dir, "matches.txt")); string(m) != "b.png c.png\n0 0\n" {
+		t.Errorf("matches.txt %q", m)
+	}
+	for _, bad := range []string{"bad\nname.png", "cr\rname.png", "../evil.png", "..", ".", "", "a/b.png", "nul\x00.png"} {
+		sets := testSets()
+		sets[1].Image = bad
+		root := t.TempDir()
+		dir := filepath.Join(root, "out", "colmap")
+		_, err := WriteColmapText(dir, sets, nil)
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want a one-line refusal", bad, err)
+		}
+		if names := dirNames(t, root); names != "" {
+			t.Errorf("%q: wrote %s", bad, names)
+		}
 	}
 }
 

@@ -118,11 +118,20 @@ func WriteJSON(w io.Writer, v any) error {
 	return err
 }
 
-// CheckColmapName refuses an image name COLMAP's text formats cannot hold
-// (a space or a line break), so that a run can fail before its work.
-func CheckColmapName(name string) error {
-	if strings.ContainsAny(name, "\n\r ") {
-		return fmt.Errorf("colmap: image name %q holds a space or line break, which COLMAP's matches.txt cannot express; rename the file", name)
+// CheckFileName refuses an image name that cannot serve as one file name
+// inside an output folder: empty, "." or "..", or holding a path
+// separator, a NUL or a line break. Names from a folder listing are base
+// names, so only the line break can reach it from the CLI; a library
+// caller's Set.Image can hold anything, and no name may place a file
+// outside the output folder.
+func CheckFileName(name string) error {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return fmt.Errorf("image name %q is not a file name", name)
+	case strings.ContainsAny(name, "/\x00"), filepath.Separator != '/' && strings.ContainsRune(name, filepath.Separator):
+		return fmt.Errorf("image name %q holds a path separator or NUL", name)
+	case strings.ContainsAny(name, "\n\r"):
+		return fmt.Errorf("image name %q holds a line break", name)
 	}
 	return nil
 }
@@ -132,18 +141,27 @@ func CheckColmapName(name string) error {
 // then "X Y SCALE ORIENTATION D1..D128" with descriptors in 0..255 and the
 // first pixel's centre at 0.5) and matches.txt for `colmap
 // matches_importer --match_type raw` (an "image_a image_b" line, index
-// pairs, a blank line between pairs). COLMAP's line formats cannot hold an
-// image name with a line break or a space in matches.txt, so such names
-// are refused.
-func WriteColmapText(dir string, sets []*features.Set, ms []Match) error {
-	for _, s := range sets {
-		if err := CheckColmapName(s.Image); err != nil {
-			return err
+// pairs, a blank line between pairs).
+//
+// They hold what their line formats can express: an image whose name holds
+// a space gets its features file but no pairs in matches.txt, and is
+// returned in left (database.db, which COLMAP's mapper reads directly,
+// holds any name). A name CheckFileName refuses (a line break, a path) is
+// an error before anything is written.
+func WriteColmapText(dir string, sets []*features.Set, ms []Match) (left []string, err error) {
+	spaced := make([]bool, len(sets))
+	for i, s := range sets {
+		if err := CheckFileName(s.Image); err != nil {
+			return nil, err
+		}
+		if strings.ContainsAny(s.Image, " \t\v\f") {
+			spaced[i] = true
+			left = append(left, s.Image)
 		}
 	}
 	fdir := filepath.Join(dir, "features")
 	if err := os.MkdirAll(fdir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	for _, s := range sets {
 		var b bytes.Buffer
@@ -159,12 +177,15 @@ func WriteColmapText(dir string, sets []*features.Set, ms []Match) error {
 		}
 		bw.Flush()
 		if err := WriteFileAtomic(filepath.Join(fdir, s.Image+".txt"), b.Bytes()); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var b bytes.Buffer
 	last := [2]int{-1, -1}
 	for _, m := range ms {
+		if spaced[m.A] || spaced[m.B] {
+			continue
+		}
 		if cur := [2]int{m.A, m.B}; cur != last {
 			if last[0] >= 0 {
 				b.WriteByte('\n')
@@ -174,5 +195,5 @@ func WriteColmapText(dir string, sets []*features.Set, ms []Match) error {
 		}
 		fmt.Fprintf(&b, "%d %d\n", m.KpA, m.KpB)
 	}
-	return WriteFileAtomic(filepath.Join(dir, "matches.txt"), b.Bytes())
+	return left, WriteFileAtomic(filepath.Join(dir, "matches.txt"), b.Bytes())
 }

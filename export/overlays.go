@@ -37,8 +37,9 @@ type Overlays struct {
 
 // Write draws into dir: for each pair, pair_I_J_clear.png (and
 // pair_I_J_input.png with Input), and for each image items_NAME.png with
-// its observations coloured by item. NAME is the image's name with its
-// extension's dot made an underscore, so a.png and a.jpg do not collide.
+// its observations coloured by item. NAME is the image's name with dots
+// and path separators made underscores (so a.png and a.jpg do not collide
+// and no name leaves dir).
 func (o *Overlays) Write(ctx context.Context, dir string) error {
 	chosen := o.Pairs
 	if chosen == nil {
@@ -141,7 +142,7 @@ func (o *Overlays) Write(ctx context.Context, dir string) error {
 			return err
 		}
 		img := eval.ItemOverlay(imgs[i], pts(i), o.Item[off[i]:off[i+1]])
-		name := strings.ReplaceAll(s.Image, ".", "_")
+		name := overlayName.Replace(s.Image)
 		if err := writePNG(filepath.Join(dir, "items_"+name+".png"), img); err != nil {
 			return err
 		}
@@ -150,6 +151,11 @@ func (o *Overlays) Write(ctx context.Context, dir string) error {
 	}
 	return nil
 }
+
+// overlayName makes an image name part of one file name inside the
+// overlay folder: dots (so a.png and a.jpg differ, and no name is "..")
+// and path separators become underscores.
+var overlayName = strings.NewReplacer(".", "_", "/", "_", "\\", "_", "\x00", "_")
 
 func writePNG(path string, img image.Image) error {
 	var b bytes.Buffer

@@ -182,3 +182,64 @@ func TestNoCgoBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestColmapExportOddNames: names with spaces (and accents) are ordinary
+// in photo folders. -export colmap writes database.db with every image
+// and the text formats for what they can express, with one warning line
+// naming what matches.txt leaves out; a name with a line break costs only
+// the text formats. Before, the run was refused at once.
+func TestColmapExportOddNames(t *testing.T) {
+	bin := buildBinary(t)
+	src := graffitiCopies(t, 3)
+	for _, tc := range []struct {
+		odd      string // img1.ppm's new name
+		text     bool   // the text formats are written
+		warnings string // what the warning line says
+	}{
+		{"IMG 0001.ppm", true, `matches.txt leaves out the pairs of 1 image(s) whose names hold a space, which its lines cannot express: "IMG 0001.ppm"`},
+		{"Château 2.ppm", true, `"Château 2.ppm"`},
+		{"line\nbreak.ppm", false, `colmap text formats (features/, matches.txt) not written: image name "line\nbreak.ppm" holds a line break`},
+	} {
+		dir := t.TempDir()
+		for _, n := range []string{"img1.ppm", "img2.ppm", "img3.ppm"} {
+			to := n
+			if n == "img1.ppm" {
+				to = tc.odd
+			}
+			if err := os.Link(filepath.Join(src, n), filepath.Join(dir, to)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command(bin, "match", dir, "-out", out, "-export", "colmap", "-max-dim", "400", "-cache", "", "-overlay-pairs", "none")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%q: %v\n%s", tc.odd, err, stderr.String())
+			continue
+		}
+		if n := strings.Count(stderr.String(), "warning:"); n != 1 || !strings.Contains(stderr.String(), tc.warnings) {
+			t.Errorf("%q: want one warning with %q:\n%s", tc.odd, tc.warnings, stderr.String())
+		}
+		db, err := os.ReadFile(filepath.Join(out, "colmap", "database.db"))
+		if err != nil || !strings.Contains(string(db), tc.odd) {
+			t.Errorf("%q: database.db missing or without the image (%v)", tc.odd, err)
+		}
+		_, err = os.Stat(filepath.Join(out, "colmap", "features", tc.odd+".txt"))
+		if (err == nil) != tc.text {
+			t.Errorf("%q: features file written %v, want %v", tc.odd, err == nil, tc.text)
+		}
+		m, err := os.ReadFile(filepath.Join(out, "colmap", "matches.txt"))
+		if (err == nil) != tc.text || strings.Contains(string(m), tc.odd) {
+			t.Errorf("%q: matches.txt written %v (want %v) or holds the name", tc.odd, err == nil, tc.text)
+		}
+		if tc.text && !strings.Contains(string(m), "img2.ppm img3.ppm\n") {
+			t.Errorf("%q: matches.txt lacks the other pair:\n%.200s", tc.odd, m)
+		}
+		for _, f := range []string{"tracks.json", "matches.csv", "report.json"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("%q: %v", tc.odd, err)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -110,13 +111,6 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if o.export == "colmap" {
-		for _, im := range images {
-			if err := export.CheckColmapName(im.Name); err != nil {
-				return err
-			}
-		}
-	}
 	overlayPairs, err := parseOverlayPairs(o.overlayPairs, len(images))
 	if err != nil {
 		return err
@@ -190,11 +184,25 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return nil
 }
 
-// writeColmap writes the COLMAP text formats and, for a verified run,
-// database.db.
+// writeColmap writes, for a verified run, database.db (any image name)
+// and the COLMAP text formats for what their lines can express: one
+// warning line names the images they leave out, and a name they cannot
+// hold at all (a line break) costs the text formats, never the database
+// or the other outputs.
 func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOptions, stderr io.Writer) error {
-	if err := export.WriteColmapText(dir, res.Sets, ms); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	left, err := export.WriteColmapText(dir, res.Sets, ms)
+	switch {
+	case err != nil:
+		holds := "database.db holds every image"
+		if res.Verified == nil {
+			holds = "the other outputs are written"
+		}
+		fmt.Fprintf(stderr, "warning: colmap text formats (features/, matches.txt) not written: %v, which their lines cannot express; %s\n", err, holds)
+	case left != nil:
+		fmt.Fprintf(stderr, "warning: colmap/matches.txt leaves out the pairs of %d image(s) whose names hold a space, which its lines cannot express: %s; database.db and features/ hold them\n", len(left), quoteList(left))
 	}
 	if res.Verified == nil {
 		fmt.Fprintln(stderr, "warning: colmap/database.db needs verified geometry; with -verify=false only the text formats are written")
@@ -217,4 +225,18 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 	fmt.Fprintf(stderr, "colmap   database.db: %d images, %d cameras (focal: %s, %.1f px), %d pairs, %d matches (%d track matches off verified geometry left out)\n",
 		len(res.Sets), len(cams), cams[0].Source, cams[0].Params[0], len(pairs), n, dropped)
 	return nil
+}
+
+// quoteList quotes names for a one-line message, the first few of many.
+func quoteList(names []string) string {
+	const most = 5
+	q := make([]string, 0, most+1)
+	for i, n := range names {
+		if i == most {
+			q = append(q, fmt.Sprintf("and %d more", len(names)-most))
+			break
+		}
+		q = append(q, strconv.Quote(n))
+	}
+	return strings.Join(q, ", ")
 }
