@@ -19,7 +19,9 @@ import (
 )
 
 // Observation is one keypoint of a track. X and Y are 0-based pixel
-// coordinates with pixel centres at integers (OpenCV), at full resolution.
+// coordinates with pixel centres at integers (OpenCV), at full resolution,
+// in the frame a viewer shows the image in: its EXIF orientation applied,
+// like the overlays (COLMAP's exports keep the stored pixels' frame).
 type Observation struct {
 	Image    string  `json:"image"`
 	Keypoint int     `json:"keypoint"`
@@ -75,8 +77,8 @@ func Build(sets []*features.Set, item []int) (*Tracks, []Match) {
 			t.Tracks = append(t.Tracks, Track{ID: k})
 		}
 		i, kp := imgOf(g)
-		p := sets[i].Keypoints[kp]
-		t.Tracks[k].Observations = append(t.Tracks[k].Observations, Observation{Image: sets[i].Image, Keypoint: kp, X: round4(p.X), Y: round4(p.Y)})
+		x, y := sets[i].DisplayPoint(kp)
+		t.Tracks[k].Observations = append(t.Tracks[k].Observations, Observation{Image: sets[i].Image, Keypoint: kp, X: round4(x), Y: round4(y)})
 	}
 	var ms []Match
 	for _, p := range clear.PairsOf(item) {
@@ -94,7 +96,8 @@ func Build(sets []*features.Set, item []int) (*Tracks, []Match) {
 	return t, ms
 }
 
-func round4(v float32) float64 { return math.Round(float64(v)*1e4) / 1e4 }
+// round4 rounds to 4 decimals, through float32 as keypoints are stored.
+func round4(v float64) float64 { return math.Round(float64(float32(v))*1e4) / 1e4 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename, so a failed or interrupted run never leaves a

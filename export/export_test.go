@@ -2,8 +2,12 @@ package export
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
 func testSets() []*features.Set {
@@ -364,6 +369,60 @@ func TestWriteFileAtomicToOwnStdout(t *testing.T) {
 		r.Close()
 		if err := c.Wait(); err != nil || string(got) != "data\n" {
 			t.Errorf("%s into a pipe: %v %s; the reader got %q", path, err, cerr.String(), got)
+		}
+	}
+}
+
+// TestOrientationFrame: a phone's portrait photo is stored 80×40 with EXIF
+// orientation 6. tracks.json and the overlays both use the frame a viewer
+// shows (40×80), so the overlay's dot sits where tracks.json puts the
+// keypoint, on the content it was detected on. Before, tracks.json held
+// stored coordinates and the overlay was drawn unturned.
+func TestOrientationFrame(t *testing.T) {
+	dir := t.TempDir()
+	img := image.NewGray(image.Rect(0, 0, 80, 40))
+	var b bytes.Buffer
+	jpeg.Encode(&b, img, nil)
+	paths := []string{filepath.Join(dir, "portrait.jpg"), filepath.Join(dir, "plain.jpg")}
+	os.WriteFile(paths[0], testenv.WithOrientation(b.Bytes(), 6), 0o644)
+	os.WriteFile(paths[1], b.Bytes(), 0o644)
+	kp := features.Keypoint{X: 70, Y: 5, Size: 4}
+	sets := []*features.Set{
+		{Image: "portrait.jpg", Width: 80, Height: 40, Orientation: 6, Keypoints: []features.Keypoint{kp}, Desc: make([]float32, features.DescSize)},
+		{Image: "plain.jpg", Width: 80, Height: 40, Keypoints: []features.Keypoint{kp}, Desc: make([]float32, features.DescSize)},
+	}
+	tracks, _ := Build(sets, []int{0, 0})
+	obs := tracks.Tracks[0].Observations
+	// Stored (70, 5) of an 80×40 buffer turned 90° clockwise: (40-1-5, 70).
+	if obs[0].X != 34 || obs[0].Y != 70 || obs[1].X != 70 || obs[1].Y != 5 {
+		t.Errorf("tracks.json observations %+v, want portrait (34,70) and plain (70,5)", obs)
+	}
+	out := filepath.Join(dir, "overlays")
+	ov := &Overlays{Paths: paths, Sets: sets, Item: []int{0, 0}}
+	if err := ov.Write(context.Background(), out); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file   string
+		w, h   int
+		dx, dy int
+	}{{"items_portrait_jpg.png", 40, 80, 34, 70}, {"items_plain_jpg.png", 80, 40, 70, 5}} {
+		f, err := os.Open(filepath.Join(out, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := m.Bounds(); b.Dx() != tc.w || b.Dy() != tc.h {
+			t.Errorf("%s is %d×%d, want %d×%d", tc.file, b.Dx(), b.Dy(), tc.w, tc.h)
+			continue
+		}
+		// The dot is coloured; the black image around it is gray.
+		if r, g, bl, _ := m.At(tc.dx, tc.dy).RGBA(); r == g && g == bl {
+			t.Errorf("%s: no dot at (%d,%d)", tc.file, tc.dx, tc.dy)
 		}
 	}
 }

@@ -54,10 +54,13 @@ func (o *Overlays) Write(ctx context.Context, dir string) error {
 	for i, s := range o.Sets {
 		off[i+1] = off[i] + s.Len()
 	}
+	// Pictures and points are in the frame a viewer shows (the EXIF
+	// orientation applied), as tracks.json reports them.
 	pts := func(i int) []eval.Point {
-		p := make([]eval.Point, 0, o.Sets[i].Len())
-		for _, k := range o.Sets[i].Keypoints {
-			p = append(p, eval.Point{X: float64(k.X), Y: float64(k.Y)})
+		s := o.Sets[i]
+		p := make([]eval.Point, s.Len())
+		for k := range p {
+			p[k].X, p[k].Y = s.DisplayPoint(k)
 		}
 		return p
 	}
@@ -68,7 +71,7 @@ func (o *Overlays) Write(ctx context.Context, dir string) error {
 			if m, err = imagefile.Open(o.Paths[i], o.MaxPixels); err != nil {
 				return err
 			}
-			imgs[i] = m.Image
+			imgs[i] = imagefile.Display(m.Image, o.Sets[i].Orientation)
 		}
 		return nil
 	}

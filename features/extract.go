@@ -75,7 +75,7 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 		return nil, err
 	}
 	defer img.Close()
-	set := &Set{Image: name, Width: img.Cols(), Height: img.Rows()}
+	set := &Set{Image: name, Width: img.Cols(), Height: img.Rows(), Orientation: imagefile.Orientation(data)}
 
 	work := img
 	scale := 1.0

@@ -9,6 +9,7 @@ import (
 	"github.com/clearmatch/clearmatch/internal/testenv"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"math"
 	"os"
@@ -337,6 +338,38 @@ func TestExtractExtremeShapes(t *testing.T) {
 			if s, err := Extract("strip.png", b.Bytes(), Options{MaxDim: maxDim}); err == nil && (s.Width != sz[0] || s.Height != sz[1]) {
 				t.Errorf("%v at max-dim %d: size %dx%d", sz, maxDim, s.Width, s.Height)
 			}
+		}
+	}
+}
+
+// TestExtractRecordsOrientation: a phone's portrait JPEG (EXIF orientation
+// 6) is detected in its stored pixels, and its Set records the orientation,
+// on a cache hit too, so that outputs can show the viewer's frame.
+func TestExtractRecordsOrientation(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 160, 96))
+	for y := 0; y < 96; y++ {
+		for x := 0; x < 160; x++ {
+			img.Pix[y*160+x] = uint8((x*x + 3*y*y + x*y) % 251)
+		}
+	}
+	var b bytes.Buffer
+	jpeg.Encode(&b, img, &jpeg.Options{Quality: 95})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "portrait.jpg")
+	os.WriteFile(path, testenv.WithOrientation(b.Bytes(), 6), 0o644)
+	ex := &Extractor{Workers: 1, CacheDir: t.TempDir()}
+	for run := 0; run < 2; run++ {
+		sets, errs, st := ex.ExtractFiles(context.Background(), []string{path}, []string{"portrait.jpg"})
+		if errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+		s := sets[0]
+		if s.Orientation != 6 || s.Width != 160 || s.Height != 96 || s.Len() == 0 {
+			t.Errorf("run %d (%+v): orientation %d, %d×%d, %d features; want 6, the stored 160×96, some", run, st, s.Orientation, s.Width, s.Height, s.Len())
+			continue
+		}
+		if x, y := s.DisplayPoint(0); x < 0 || x > 95 || y < 0 || y > 159 || y != float64(s.Keypoints[0].X) {
+			t.Errorf("run %d: keypoint (%v,%v) shown at (%v,%v), outside the portrait 96×160 frame", run, s.Keypoints[0].X, s.Keypoints[0].Y, x, y)
 		}
 	}
 }

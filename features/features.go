@@ -84,10 +84,21 @@ type Keypoint struct {
 // Set holds the features of one image.
 type Set struct {
 	Image         string // the image's name, as given to the extractor
-	Width, Height int
-	Keypoints     []Keypoint
+	Width, Height int    // of the stored pixels, where keypoints are
+	// Orientation is the image file's EXIF orientation (1 to 8; 0 counts as
+	// 1). Keypoints are in the stored pixels, as COLMAP reads them;
+	// DisplayPoint gives the frame a viewer shows.
+	Orientation int
+	Keypoints   []Keypoint
 	// Desc holds the descriptors, len(Keypoints) × DescSize, row-major.
 	Desc []float32
+}
+
+// DisplayPoint returns keypoint i's position in the frame a viewer shows
+// the image in (its EXIF orientation applied).
+func (s *Set) DisplayPoint(i int) (x, y float64) {
+	k := s.Keypoints[i]
+	return imagefile.DisplayPoint(s.Orientation, s.Width, s.Height, float64(k.X), float64(k.Y))
 }
 
 // Len returns the number of features.

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/clearmatch/clearmatch/imagefile"
 )
 
 // ExtractFiles extracts the features of each file (names[i] names
@@ -80,7 +82,7 @@ func (e *Extractor) one(path, name string, st *Stats, cs *cacheState) (*Set, err
 	if useCache {
 		key = CacheKey(data, e.Options.Params())
 		if s, ok := cache.Load(key); ok {
-			s.Image = name
+			s.Image, s.Orientation = name, imagefile.Orientation(data)
 			atomic.AddInt64(&st.CacheHits, 1)
 			return s, nil
 		}

@@ -4,9 +4,11 @@
 // The rules:
 //   - the header is read first; an image of more pixels than the cap is
 //     refused before any pixel memory is allocated;
-//   - pixels are used as stored: EXIF orientation is ignored everywhere, as
-//     COLMAP does (so images of one camera share intrinsics, and keypoints,
-//     overlays and COLMAP agree on the frame);
+//   - Decode gives the pixels as stored, EXIF orientation not applied:
+//     features are detected there, as COLMAP 3.8 reads images (so images
+//     of one camera share intrinsics and database.db fits the pixels
+//     COLMAP reads); Orientation, DisplayPoint and Display give the frame
+//     a viewer shows, in which clearmatch reports coordinates and draws;
 //   - a truncated or damaged file is an error (never a half-decoded image),
 //     and every error names the file.
 //

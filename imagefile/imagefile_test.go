@@ -12,6 +12,8 @@ import (
 	"image/png"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
 func TestDecodePNM(t *testing.T) {
@@ -151,19 +153,16 @@ func TestGrayConversions(t *testing.T) {
 	}
 }
 
-// TestExifOrientationIgnored: a JPEG whose EXIF says "rotate 90°" keeps its
-// stored size and pixels.
-func TestExifOrientationIgnored(t *testing.T) {
+// TestDecodeKeepsStoredPixels: a JPEG whose EXIF says "rotate 90°" decodes
+// to its stored size and pixels (features are detected there, as COLMAP
+// reads them); Orientation and Display give the viewer's frame.
+func TestDecodeKeepsStoredPixels(t *testing.T) {
 	img := image.NewGray(image.Rect(0, 0, 40, 20))
 	for i := range img.Pix {
 		img.Pix[i] = uint8(i)
 	}
 	plain := encoded(t, img, "jpeg")
-	// APP1 Exif with IFD0 holding Orientation = 6 (rotate 90° CW to view).
-	tiff := []byte("II*\x00\x08\x00\x00\x00\x01\x00\x12\x01\x03\x00\x01\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00")
-	app1 := append([]byte("Exif\x00\x00"), tiff...)
-	rotated := append([]byte{0xff, 0xd8, 0xff, 0xe1, byte((len(app1) + 2) >> 8), byte(len(app1) + 2)}, app1...)
-	rotated = append(rotated, plain[2:]...)
+	rotated := testenv.WithOrientation(plain, 6)
 	a, err := Decode("plain.jpg", plain, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +172,10 @@ func TestExifOrientationIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b.Bounds() != a.Bounds() || !bytes.Equal(a.Gray().Pix, b.Gray().Pix) {
-		t.Errorf("EXIF orientation changed the image: %v vs %v", b.Bounds(), a.Bounds())
+		t.Errorf("EXIF orientation changed the decoded pixels: %v vs %v", b.Bounds(), a.Bounds())
+	}
+	if o := Orientation(rotated); o != 6 {
+		t.Errorf("orientation %d, want 6", o)
 	}
 }
 
