@@ -243,3 +243,23 @@ func TestColmapExportOddNames(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesStayOneLine: a file name with a line break is written as \n
+// in warnings and errors, so every message stays one line.
+func TestMessagesStayOneLine(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "bad\nname.png"), []byte("junk"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.png"), []byte("junk"), 0o644)
+	code, _, stderr := runCmd(t, "", "match", dir, "-out", filepath.Join(t.TempDir(), "o"), "-cache", "")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if !strings.Contains(line, "warning: skipping") && !strings.HasPrefix(line, "clearmatch match:") && !strings.HasPrefix(line, "extract") {
+			t.Errorf("a message broke over lines: %q in\n%s", line, stderr)
+		}
+	}
+	if !strings.Contains(stderr, `bad\nname.png`) {
+		t.Errorf("the name is not written with \\n:\n%s", stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/clearmatch/clearmatch/features"
@@ -71,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stderr, "clearmatch %s: interrupted\n", c.name)
 			return 130
 		}
-		fmt.Fprintf(stderr, "clearmatch %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "clearmatch %s: %s\n", c.name, oneLine(err.Error()))
 		var ue usageError
 		if errors.As(err, &ue) {
 			return 2
@@ -123,4 +124,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// oneLine keeps a message on one line whatever a file name holds: line
+// breaks inside it are written as \n and \r.
+func oneLine(msg string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(msg)
 }

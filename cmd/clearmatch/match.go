@@ -137,9 +137,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	for _, s := range res.Skipped {
 		if msg := s.Err.Error(); strings.HasPrefix(msg, s.Name+":") {
-			fmt.Fprintf(stderr, "warning: skipping %s\n", msg) // the error names the file
+			fmt.Fprintf(stderr, "warning: skipping %s\n", oneLine(msg)) // the error names the file
 		} else {
-			fmt.Fprintf(stderr, "warning: skipping %s: %s\n", s.Name, msg)
+			fmt.Fprintf(stderr, "warning: skipping %s: %s\n", oneLine(s.Name), oneLine(msg))
 		}
 	}
 	if len(res.Skipped) > 0 && (o.pipe.Match.Pairs != nil || overlayPairs != nil) {
