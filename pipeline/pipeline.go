@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -267,7 +268,12 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 	if len(kept) < 2 {
 		why := ""
 		for _, s := range skipped {
-			why += fmt.Sprintf("; %s: %v", s.Name, s.Err)
+			// Decoding errors name the file already.
+			if msg := s.Err.Error(); strings.HasPrefix(msg, s.Name+":") {
+				why += "; " + msg
+			} else {
+				why += fmt.Sprintf("; %s: %s", s.Name, msg)
+			}
 		}
 		return nil, fmt.Errorf("%w: %d of %d%s", ErrTooFewImages, len(kept), len(images), why)
 	}
