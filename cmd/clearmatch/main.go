@@ -30,6 +30,7 @@ var commands = []command{
 	{"match", "match DIR|IMAGE... -out OUTDIR", "the main job: image folder in, cycle-consistent tracks out", runMatch},
 	{"demo", "demo [-out DIR]", "the embedded default: a rendered planar scene through the whole pipeline", runDemo},
 	{"eval", "eval hotel|graffiti", "reproduce the paper's CMU Hotel or Graffiti experiment", runEval},
+	{"eval-sfm", "eval-sfm MODEL GT", "a COLMAP model's cameras against ground-truth cameras (Strecha format)", runEvalSfM},
 	{"solve", "solve [flags]", "run CLEAR on pairwise associations (text or Matrix Market)", runSolve},
 	{"synth", "synth [-out DIR]", "CLEAR on a synthetic association problem of the paper's simulations", runSynth},
 	{"datasets", "datasets fetch|verify", "download or check the Hotel and Graffiti benchmarks", runDatasets},

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/export"
+)
+
+const evalSfMUsage = `eval-sfm MODEL GT [-json] [-unit m]
+
+Compares a COLMAP sparse model (MODEL: a folder with images and points3D,
+binary .bin or text .txt, as colmap mapper writes it) with ground-truth
+cameras (GT: a folder of Strecha-format NAME.camera files, as in
+herz-jesus-p25 and fountain-p11). The camera centres are aligned by the
+least-squares similarity (Umeyama); then every registered camera's position
+error (in GT units, printed in mm when -unit is m) and rotation error
+(degrees), with median, mean and maximum, and the model's points, mean
+track length and mean reprojection error. Images are matched by name.`
+
+func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("eval-sfm", evalSfMUsage, stderr)
+	asJSON := fs.Bool("json", false, "write the report as JSON on stdout")
+	unit := fs.String("unit", "m", "the ground truth's length unit: m (errors printed in mm) or any other name (printed as is)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if len(pos) != 2 {
+		return usagef("want MODEL and GT folders, got %d arguments", len(pos))
+	}
+	model, err := eval.ReadColmapModel(pos[0])
+	if err != nil {
+		return err
+	}
+	gt, err := eval.ReadStrechaCameras(pos[1])
+	if err != nil {
+		return err
+	}
+	r, err := eval.EvaluateSfM(model, gt)
+	if err != nil {
+		return fmt.Errorf("%s against %s: %w", pos[0], pos[1], err)
+	}
+	if *asJSON {
+		return export.WriteJSON(stdout, r)
+	}
+	scale, u := 1.0, *unit
+	if u == "m" {
+		scale, u = 1000, "mm"
+	}
+	fmt.Fprintf(stdout, "registered %d of %d images", r.Registered, r.Images)
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(stdout, " (missing: %s)", quoteList(r.Missing))
+	}
+	fmt.Fprintf(stdout, "\n%-22s %10s %10s %10s\n", "", "median", "mean", "max")
+	fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "position error ("+u+")", r.Position.Median*scale, r.Position.Mean*scale, r.Position.Max*scale)
+	fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "rotation error (deg)", r.Rotation.Median, r.Rotation.Mean, r.Rotation.Max)
+	fmt.Fprintf(stdout, "points %d, mean track length %.3f, mean reprojection error %.3f px\n", r.Points, r.MeanTrackLength, r.MeanReprojection)
+	return nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestEvalSfMCommand: eval-sfm reads a text model and Strecha cameras,
+// prints the table (mm for metres) or JSON, and refuses bad calls with
+// exit 2 and bad files with a one-line error naming them.
+func TestEvalSfMCommand(t *testing.T) {
+	gt, model := t.TempDir(), t.TempDir()
+	// Three cameras on a line in x, one off it; the model is the ground
+	// truth scaled by 1/2 (same rotations, identity R).
+	cams := [][3]float64{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {1, 1, 0}}
+	var images strings.Builder
+	for i, c := range cams {
+		name := "000" + string(rune('0'+i)) + ".jpg"
+		os.WriteFile(filepath.Join(gt, name+".camera"), []byte("1 0 0\n0 1 0\n0 0 1\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n"+
+			ftoa(c[0])+" "+ftoa(c[1])+" "+ftoa(c[2])+"\n100 80\n"), 0o644)
+		if i == 3 {
+			continue // not registered
+		}
+		// t = −R·C with the model's centre C/2.
+		images.WriteString(itoa(i+1) + " 1 0 0 0 " + ftoa(-c[0]/2) + " " + ftoa(-c[1]/2) + " " + ftoa(-c[2]/2) + " 1 " + name + "\n\n")
+	}
+	// Only three cameras on one line: the similarity is undetermined.
+	os.WriteFile(filepath.Join(model, "images.txt"), []byte(images.String()), 0o644)
+	os.WriteFile(filepath.Join(model, "points3D.txt"), []byte("1 0 0 1 0 0 0 0.25 1 0 2 0\n"), 0o644)
+	if code, _, stderr := runCmd(t, "", "eval-sfm", model, gt); code != 1 || !strings.Contains(stderr, "one line") {
+		t.Errorf("cameras on one line: exit %d, %q", code, stderr)
+	}
+	images.WriteString("4 1 0 0 0 -0.5 -0.5 0 1 0003.jpg\n\n")
+	os.WriteFile(filepath.Join(model, "images.txt"), []byte(images.String()), 0o644)
+	code, stdout, stderr := runCmd(t, "", "eval-sfm", model, gt)
+	if code != 0 || !strings.Contains(stdout, "registered 4 of 4 images") || !strings.Contains(stdout, "position error (mm)") ||
+		!strings.Contains(stdout, "mean track length 2.000, mean reprojection error 0.250 px") {
+		t.Errorf("exit %d, %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = runCmd(t, "", "eval-sfm", model, gt, "-json")
+	var r struct {
+		Registered int     `json:"registered"`
+		Scale      float64 `json:"scale"`
+		Position   struct{ Max float64 }
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || r.Registered != 4 || r.Scale < 1.999 || r.Scale > 2.001 {
+		t.Errorf("-json: exit %d, %v, %+v", code, err, r)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"eval-sfm", model}, 2, "want MODEL and GT"},
+		{[]string{"eval-sfm", model, gt, "-bogus"}, 2, "bogus"},
+		{[]string{"eval-sfm", t.TempDir(), gt}, 1, "images.txt"},
+		{[]string{"eval-sfm", model, t.TempDir()}, 1, "no .camera files"},
+	} {
+		code, _, stderr := runCmd(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 && tc.code == 1 {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func itoa(v int) string     { return strconv.Itoa(v) }

@@ -1,0 +1,575 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// SfM evaluation: a reconstruction's cameras against ground-truth cameras,
+// the accepted protocol of Strecha et al.'s benchmark as openMVG's
+// SfM_quality_evaluation runs it: a similarity fitted on the camera centres,
+// then position error (in the ground truth's units) and rotation error (in
+// degrees) of every camera, with median, mean and maximum.
+
+// Camera is one camera's pose: R maps world to camera coordinates (x_cam =
+// R x_world + t), C is its centre in the world (C = −Rᵀ t).
+type Camera struct {
+	R [3][3]float64
+	C [3]float64
+}
+
+// Model is the part of a COLMAP reconstruction the evaluation reads.
+type Model struct {
+	// Cameras maps image names to their registered poses.
+	Cameras map[string]Camera
+	// Points is the number of 3D points; Observations the sum of their
+	// track lengths; ErrorSum the sum of their mean reprojection errors
+	// (pixels), as COLMAP's model_analyzer averages them.
+	Points, Observations int
+	ErrorSum             float64
+}
+
+// ReadColmapModel reads a COLMAP sparse model folder: images and points3D
+// (and cameras, checked for form), binary (.bin) when present, else text
+// (.txt). Errors name the file and, for text, the line.
+func ReadColmapModel(dir string) (*Model, error) {
+	m := &Model{Cameras: map[string]Camera{}}
+	bin := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name+".bin"))
+		return err == nil
+	}
+	if bin("images") && bin("points3D") {
+		if err := readImagesBin(filepath.Join(dir, "images.bin"), m); err != nil {
+			return nil, err
+		}
+		if err := readPointsBin(filepath.Join(dir, "points3D.bin"), m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	if err := readImagesText(filepath.Join(dir, "images.txt"), m); err != nil {
+		return nil, err
+	}
+	if err := readPointsText(filepath.Join(dir, "points3D.txt"), m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// poseFromQT turns COLMAP's quaternion (w, x, y, z) and translation into a
+// Camera; the quaternion is normalized, and a zero one is an error.
+func poseFromQT(q [4]float64, t [3]float64) (Camera, error) {
+	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	if !(n > 1e-12) || math.IsInf(n, 0) {
+		return Camera{}, fmt.Errorf("quaternion %v is not a rotation", q)
+	}
+	for _, v := range t {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Camera{}, fmt.Errorf("translation %v is not finite", t)
+		}
+	}
+	w, x, y, z := q[0]/n, q[1]/n, q[2]/n, q[3]/n
+	r := [3][3]float64{
+		{1 - 2*(y*y+z*z), 2 * (x*y - w*z), 2 * (x*z + w*y)},
+		{2 * (x*y + w*z), 1 - 2*(x*x+z*z), 2 * (y*z - w*x)},
+		{2 * (x*z - w*y), 2 * (y*z + w*x), 1 - 2*(x*x+y*y)},
+	}
+	var c [3]float64
+	for i := 0; i < 3; i++ {
+		for k := 0; k < 3; k++ {
+			c[i] -= r[k][i] * t[k]
+		}
+	}
+	return Camera{R: r, C: c}, nil
+}
+
+// textLines calls fn with each non-comment, non-blank line of a text
+// file and its 1-based number; fn's error is returned as "path: line N:
+// err".
+func textLines(path string, fn func(n int, f []string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			if err := fn(n, nil); err != nil {
+				return fmt.Errorf("%s: line %d: %w", path, n, err)
+			}
+			continue
+		}
+		if err := fn(n, strings.Fields(line)); err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: line %d: %w", path, n+1, err)
+	}
+	return nil
+}
+
+func parseFloats(f []string) ([]float64, error) {
+	v := make([]float64, len(f))
+	for i, s := range f {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%q is not a finite number", s)
+		}
+		v[i] = x
+	}
+	return v, nil
+}
+
+// readImagesText reads images.txt: per image a line "IMAGE_ID QW QX QY QZ
+// TX TY TZ CAMERA_ID NAME" and a line of its 2D points (which may be
+// empty, and is skipped).
+func readImagesText(path string, m *Model) error {
+	pointsLine := false
+	return textLines(path, func(n int, f []string) error {
+		if pointsLine {
+			pointsLine = false
+			return nil
+		}
+		if f == nil {
+			return nil
+		}
+		if len(f) < 10 {
+			return fmt.Errorf("want IMAGE_ID QW QX QY QZ TX TY TZ CAMERA_ID NAME, got %d fields", len(f))
+		}
+		v, err := parseFloats(f[1:8])
+		if err != nil {
+			return err
+		}
+		// The name is the rest of the line (COLMAP writes it unquoted).
+		name := strings.Join(f[9:], " ")
+		return m.addImage(name, [4]float64{v[0], v[1], v[2], v[3]}, [3]float64{v[4], v[5], v[6]}, func() { pointsLine = true })
+	})
+}
+
+func (m *Model) addImage(name string, q [4]float64, t [3]float64, after func()) error {
+	cam, err := poseFromQT(q, t)
+	if err != nil {
+		return fmt.Errorf("image %q: %w", name, err)
+	}
+	if _, dup := m.Cameras[name]; dup {
+		return fmt.Errorf("image %q appears twice", name)
+	}
+	m.Cameras[name] = cam
+	if after != nil {
+		after()
+	}
+	return nil
+}
+
+// readPointsText reads points3D.txt: "POINT3D_ID X Y Z R G B ERROR TRACK[]"
+// with TRACK as (IMAGE_ID, POINT2D_IDX) pairs.
+func readPointsText(path string, m *Model) error {
+	return textLines(path, func(n int, f []string) error {
+		if f == nil {
+			return nil
+		}
+		if len(f) < 8 || (len(f)-8)%2 != 0 {
+			return fmt.Errorf("want POINT3D_ID X Y Z R G B ERROR and (IMAGE_ID, POINT2D_IDX) pairs, got %d fields", len(f))
+		}
+		e, err := parseFloats(f[7:8])
+		if err != nil {
+			return err
+		}
+		m.Points++
+		m.Observations += (len(f) - 8) / 2
+		m.ErrorSum += e[0]
+		return nil
+	})
+}
+
+// binReader reads little-endian values and remembers the first error,
+// naming the file and the byte offset.
+type binReader struct {
+	path string
+	r    *bytes.Reader
+	size int64
+	err  error
+}
+
+func newBinReader(path string) (*binReader, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &binReader{path: path, r: bytes.NewReader(data), size: int64(len(data))}, nil
+}
+
+func (b *binReader) read(v any) {
+	if b.err != nil {
+		return
+	}
+	off := b.size - int64(b.r.Len())
+	if err := binary.Read(b.r, binary.LittleEndian, v); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("file ends early")
+		}
+		b.err = fmt.Errorf("%s: byte %d: %w", b.path, off, err)
+	}
+}
+
+func (b *binReader) u64() uint64 { var v uint64; b.read(&v); return v }
+
+// count reads a count and checks that the rest of the file can hold that
+// many entries of at least minSize bytes each (so a damaged count is an
+// error, not an allocation).
+func (b *binReader) count(minSize int64) int {
+	n := b.u64()
+	if b.err == nil && (n > uint64(b.r.Len())/uint64(minSize)) {
+		b.err = fmt.Errorf("%s: a count of %d entries does not fit in the file", b.path, n)
+		return 0
+	}
+	return int(n)
+}
+
+func (b *binReader) cstring() string {
+	var s []byte
+	for b.err == nil {
+		c, err := b.r.ReadByte()
+		if err != nil {
+			b.err = fmt.Errorf("%s: a name is not terminated", b.path)
+			break
+		}
+		if c == 0 {
+			break
+		}
+		s = append(s, c)
+	}
+	return string(s)
+}
+
+func (b *binReader) done() error {
+	if b.err == nil && b.r.Len() != 0 {
+		return fmt.Errorf("%s: %d bytes after the last entry", b.path, b.r.Len())
+	}
+	return b.err
+}
+
+// readImagesBin reads images.bin (COLMAP's WriteImagesBinary).
+func readImagesBin(path string, m *Model) error {
+	b, err := newBinReader(path)
+	if err != nil {
+		return err
+	}
+	n := b.count(4 + 7*8 + 4 + 1 + 8)
+	for i := 0; i < n && b.err == nil; i++ {
+		var id, camID int32
+		var qt [7]float64
+		b.read(&id)
+		b.read(&qt)
+		b.read(&camID)
+		name := b.cstring()
+		np := b.count(24)
+		if b.err == nil {
+			b.r.Seek(int64(np)*24, io.SeekCurrent)
+		}
+		if b.err == nil {
+			if err := m.addImage(name, [4]float64{qt[0], qt[1], qt[2], qt[3]}, [3]float64{qt[4], qt[5], qt[6]}, nil); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
+	return b.done()
+}
+
+// readPointsBin reads points3D.bin (COLMAP's WritePoints3DBinary).
+func readPointsBin(path string, m *Model) error {
+	b, err := newBinReader(path)
+	if err != nil {
+		return err
+	}
+	n := b.count(8 + 24 + 3 + 8 + 8)
+	for i := 0; i < n && b.err == nil; i++ {
+		var id uint64
+		var xyz [3]float64
+		var rgb [3]uint8
+		var e float64
+		b.read(&id)
+		b.read(&xyz)
+		b.read(&rgb)
+		b.read(&e)
+		tl := b.count(8)
+		if b.err == nil {
+			b.r.Seek(int64(tl)*8, io.SeekCurrent)
+			m.Points++
+			m.Observations += tl
+			m.ErrorSum += e
+		}
+	}
+	return b.done()
+}
+
+// ReadStrechaCameras reads a folder of ground-truth cameras in Strecha's
+// format, NAME.camera for image NAME: K (3 rows), a row of zeros, R (3
+// rows, camera to world), the centre C (1 row), "width height". Errors
+// name the file.
+func ReadStrechaCameras(dir string) (map[string]Camera, error) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Camera{}
+	for _, e := range es {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".camera") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		v, err := parseFloats(strings.Fields(string(data)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(v) != 26 {
+			return nil, fmt.Errorf("%s: %d numbers, want 26 (K, zeros, R, C, width height)", path, len(v))
+		}
+		var c Camera
+		for i := 0; i < 3; i++ {
+			for k := 0; k < 3; k++ {
+				c.R[i][k] = v[12+3*k+i] // world to camera: the transpose
+			}
+			c.C[i] = v[21+i]
+		}
+		if d := det3(c.R); math.Abs(d-1) > 1e-3 {
+			return nil, fmt.Errorf("%s: R is not a rotation (determinant %g)", path, d)
+		}
+		out[strings.TrimSuffix(e.Name(), ".camera")] = c
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no .camera files", dir)
+	}
+	return out, nil
+}
+
+func det3(a [3][3]float64) float64 {
+	return a[0][0]*(a[1][1]*a[2][2]-a[1][2]*a[2][1]) - a[0][1]*(a[1][0]*a[2][2]-a[1][2]*a[2][0]) + a[0][2]*(a[1][0]*a[2][1]-a[1][1]*a[2][0])
+}
+
+// Similarity maps x to S·R·x + T.
+type Similarity struct {
+	S float64
+	R [3][3]float64
+	T [3]float64
+}
+
+// Apply maps a point.
+func (s Similarity) Apply(x [3]float64) [3]float64 {
+	var y [3]float64
+	for i := 0; i < 3; i++ {
+		y[i] = s.T[i]
+		for k := 0; k < 3; k++ {
+			y[i] += s.S * s.R[i][k] * x[k]
+		}
+	}
+	return y
+}
+
+// Umeyama fits the similarity that maps src onto dst with the least sum of
+// squared distances (Umeyama, "Least-squares estimation of transformation
+// parameters between two point patterns", IEEE PAMI 1991): closed form, so
+// it is the least-squares optimum the refinement of openMVG's evaluation
+// converges to. It needs at least three points not on one line.
+func Umeyama(src, dst [][3]float64) (Similarity, error) {
+	n := len(src)
+	if n != len(dst) || n < 3 {
+		return Similarity{}, fmt.Errorf("a similarity needs at least 3 matched cameras, have %d", min(n, len(dst)))
+	}
+	var ms, md [3]float64
+	for i := range src {
+		for k := 0; k < 3; k++ {
+			ms[k] += src[i][k] / float64(n)
+			md[k] += dst[i][k] / float64(n)
+		}
+	}
+	cov := mat.NewDense(3, 3, nil)
+	varS := 0.0
+	for i := range src {
+		for r := 0; r < 3; r++ {
+			a := dst[i][r] - md[r]
+			for c := 0; c < 3; c++ {
+				cov.Set(r, c, cov.At(r, c)+a*(src[i][c]-ms[c])/float64(n))
+			}
+			d := src[i][r] - ms[r]
+			varS += d * d / float64(n)
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(cov, mat.SVDFull) || !(varS > 0) {
+		return Similarity{}, errors.New("the cameras' centres are degenerate (all in one place)")
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	d := svd.Values(nil)
+	if d[1] <= 1e-12*d[0] {
+		return Similarity{}, errors.New("the cameras' centres are degenerate (on one line)")
+	}
+	sgn := [3]float64{1, 1, 1}
+	if mat.Det(&u)*mat.Det(&v) < 0 {
+		sgn[2] = -1
+	}
+	var s Similarity
+	trace := 0.0
+	for k := 0; k < 3; k++ {
+		trace += d[k] * sgn[k]
+	}
+	s.S = trace / varS
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 3; c++ {
+			for k := 0; k < 3; k++ {
+				s.R[r][c] += u.At(r, k) * sgn[k] * v.At(c, k)
+			}
+		}
+	}
+	m := s.Apply(ms)
+	for k := 0; k < 3; k++ {
+		s.T[k] = md[k] - m[k]
+	}
+	return s, nil
+}
+
+// SfMReport is the evaluation of one reconstruction against ground truth.
+type SfMReport struct {
+	Images     int `json:"images"`     // ground-truth cameras
+	Registered int `json:"registered"` // of them, in the model
+	// Missing lists ground-truth images the model did not register.
+	Missing []string `json:"missing,omitempty"`
+	// Position errors after the similarity, in the ground truth's units;
+	// rotation errors in degrees.
+	Position Summary `json:"position_error"`
+	Rotation Summary `json:"rotation_error_deg"`
+	// Per image, sorted by name.
+	PerImage []ImageError `json:"per_image"`
+	Scale    float64      `json:"scale"` // the similarity's scale
+	// From the model: points, mean track length, mean reprojection error
+	// (pixels, the mean over points, as COLMAP's model_analyzer).
+	Points           int     `json:"points"`
+	MeanTrackLength  float64 `json:"mean_track_length"`
+	MeanReprojection float64 `json:"mean_reprojection_error_px"`
+}
+
+// Summary is the median, mean and maximum of a set of errors.
+type Summary struct {
+	Median float64 `json:"median"`
+	Mean   float64 `json:"mean"`
+	Max    float64 `json:"max"`
+}
+
+// ImageError is one camera's errors.
+type ImageError struct {
+	Name     string  `json:"name"`
+	Position float64 `json:"position_error"`
+	Rotation float64 `json:"rotation_error_deg"`
+}
+
+func summarize(v []float64) Summary {
+	if len(v) == 0 {
+		return Summary{}
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Summary{Median: med, Mean: sum / float64(len(s)), Max: s[len(s)-1]}
+}
+
+// EvaluateSfM aligns the model's camera centres to the ground truth's (by
+// image name) with Umeyama's similarity and measures every registered
+// camera's position and rotation error.
+func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
+	var names []string
+	for n := range gt {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	r := &SfMReport{Images: len(gt), Points: m.Points}
+	var src, dst [][3]float64
+	var reg []string
+	for _, n := range names {
+		c, ok := m.Cameras[n]
+		if !ok {
+			r.Missing = append(r.Missing, n)
+			continue
+		}
+		reg = append(reg, n)
+		src = append(src, c.C)
+		dst = append(dst, gt[n].C)
+	}
+	r.Registered = len(reg)
+	if m.Points > 0 {
+		r.MeanTrackLength = float64(m.Observations) / float64(m.Points)
+		r.MeanReprojection = m.ErrorSum / float64(m.Points)
+	}
+	if len(reg) == 0 {
+		return nil, errors.New("no image of the ground truth is in the model (names must match: NAME.camera for image NAME)")
+	}
+	sim, err := Umeyama(src, dst)
+	if err != nil {
+		return nil, err
+	}
+	r.Scale = sim.S
+	var pos, rot []float64
+	for i, n := range reg {
+		p := sim.Apply(src[i])
+		d := math.Sqrt(sq(p[0]-dst[i][0]) + sq(p[1]-dst[i][1]) + sq(p[2]-dst[i][2]))
+		// The model's rotation in the ground truth's world: R_m·Rsᵀ; its
+		// error against R_gt is the angle of R_m·Rsᵀ·R_gtᵀ.
+		rm, rg := m.Cameras[n].R, gt[n].R
+		// E = R_m·Rsᵀ·R_gtᵀ; its angle from the trace and the skew part
+		// (atan2 keeps small angles exact, where acos of the trace is not).
+		var x, e [3][3]float64
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				for k := 0; k < 3; k++ {
+					x[a][b] += rm[a][k] * sim.R[b][k]
+				}
+			}
+		}
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				for k := 0; k < 3; k++ {
+					e[a][b] += x[a][k] * rg[b][k]
+				}
+			}
+		}
+		sin := math.Sqrt(sq(e[2][1]-e[1][2])+sq(e[0][2]-e[2][0])+sq(e[1][0]-e[0][1])) / 2
+		cos := (e[0][0] + e[1][1] + e[2][2] - 1) / 2
+		ang := math.Atan2(sin, cos) * 180 / math.Pi
+		pos, rot = append(pos, d), append(rot, ang)
+		r.PerImage = append(r.PerImage, ImageError{Name: n, Position: d, Rotation: ang})
+	}
+	r.Position, r.Rotation = summarize(pos), summarize(rot)
+	return r, nil
+}
+
+func sq(x float64) float64 { return x * x }

@@ -1,0 +1,357 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rotation returns the rotation of angle a (radians) about axis (x, y, z).
+func rotation(a, x, y, z float64) [3][3]float64 {
+	n := math.Sqrt(x*x + y*y + z*z)
+	x, y, z = x/n, y/n, z/n
+	c, s, t := math.Cos(a), math.Sin(a), 1-math.Cos(a)
+	return [3][3]float64{
+		{t*x*x + c, t*x*y - s*z, t*x*z + s*y},
+		{t*x*y + s*z, t*y*y + c, t*y*z - s*x},
+		{t*x*z - s*y, t*y*z + s*x, t*z*z + c},
+	}
+}
+
+func mul3(a, b [3][3]float64) (c [3][3]float64) {
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			for k := 0; k < 3; k++ {
+				c[i][j] += a[i][k] * b[k][j]
+			}
+		}
+	}
+	return c
+}
+
+func transpose(a [3][3]float64) (t [3][3]float64) {
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			t[i][j] = a[j][i]
+		}
+	}
+	return t
+}
+
+// quaternion returns COLMAP's (w, x, y, z) for a rotation matrix.
+func quaternion(r [3][3]float64) [4]float64 {
+	w := math.Sqrt(math.Max(0, 1+r[0][0]+r[1][1]+r[2][2])) / 2
+	x := math.Copysign(math.Sqrt(math.Max(0, 1+r[0][0]-r[1][1]-r[2][2]))/2, r[2][1]-r[1][2])
+	y := math.Copysign(math.Sqrt(math.Max(0, 1-r[0][0]+r[1][1]-r[2][2]))/2, r[0][2]-r[2][0])
+	z := math.Copysign(math.Sqrt(math.Max(0, 1-r[0][0]-r[1][1]+r[2][2]))/2, r[1][0]-r[0][1])
+	return [4]float64{w, x, y, z}
+}
+
+// sfmScene returns ground-truth cameras around a facade, and the same
+// cameras in a model frame: x_model = (Rsᵀ (x_gt − T)) / S, so that the
+// similarity (S, Rs, T) maps the model onto the ground truth.
+func sfmScene(n int) (gt, model map[string]Camera, sim Similarity) {
+	sim = Similarity{S: 3.7, R: rotation(1.1, 0.3, -1, 0.5), T: [3]float64{-2, 5, 0.5}}
+	gt, model = map[string]Camera{}, map[string]Camera{}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("%04d.jpg", i)
+		r := rotation(0.2+0.15*float64(i), 0.1, 1, 0.2*float64(i%3))
+		c := [3]float64{float64(i) - 4, 0.3 * float64(i%2), 6 + 0.1*float64(i)}
+		gt[name] = Camera{R: r, C: c}
+		var d, mc [3]float64
+		for k := 0; k < 3; k++ {
+			d[k] = c[k] - sim.T[k]
+		}
+		for k := 0; k < 3; k++ {
+			for j := 0; j < 3; j++ {
+				mc[k] += sim.R[j][k] * d[j] / sim.S
+			}
+		}
+		// World to camera in the model frame: R_gt·Rs.
+		model[name] = Camera{R: mul3(r, sim.R), C: mc}
+	}
+	return gt, model, sim
+}
+
+// translation returns COLMAP's t = −R·C.
+func translation(c Camera) [3]float64 {
+	var t [3]float64
+	for i := 0; i < 3; i++ {
+		for k := 0; k < 3; k++ {
+			t[i] -= c.R[i][k] * c.C[k]
+		}
+	}
+	return t
+}
+
+// writeModelText writes cameras, images and points3D as COLMAP's text
+// model: two points, of track lengths 2 and 3, errors 0.5 and 1.
+func writeModelText(t *testing.T, dir string, cams map[string]Camera, names []string) {
+	var im strings.Builder
+	im.WriteString("# Image list with two lines of data per image:\n")
+	for i, n := range names {
+		q, tr := quaternion(cams[n].R), translation(cams[n])
+		fmt.Fprintf(&im, "%d %.17g %.17g %.17g %.17g %.17g %.17g %.17g 1 %s\n", i+1, q[0], q[1], q[2], q[3], tr[0], tr[1], tr[2], n)
+		if i%2 == 0 {
+			im.WriteString("10.5 20.5 -1 30 40 7\n")
+		} else {
+			im.WriteString("\n")
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "cameras.txt"), []byte("1 PINHOLE 100 80 90 90 50 40\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "images.txt"), []byte(im.String()), 0o644)
+	os.WriteFile(filepath.Join(dir, "points3D.txt"), []byte("# 3D point list\n7 1 2 3 255 0 0 0.5 1 1 2 0\n8 1 2 4 0 0 0 1 1 0 2 1 3 0\n"), 0o644)
+}
+
+// writeModelBinary writes the same model in COLMAP's binary format.
+func writeModelBinary(t *testing.T, dir string, cams map[string]Camera, names []string) {
+	le := binary.LittleEndian
+	var im bytes.Buffer
+	binary.Write(&im, le, uint64(len(names)))
+	for i, n := range names {
+		q, tr := quaternion(cams[n].R), translation(cams[n])
+		binary.Write(&im, le, int32(i+1))
+		binary.Write(&im, le, [7]float64{q[0], q[1], q[2], q[3], tr[0], tr[1], tr[2]})
+		binary.Write(&im, le, int32(1))
+		im.WriteString(n + "\x00")
+		binary.Write(&im, le, uint64(1))
+		binary.Write(&im, le, [2]float64{10.5, 20.5})
+		binary.Write(&im, le, int64(-1))
+	}
+	var pt bytes.Buffer
+	binary.Write(&pt, le, uint64(2))
+	for _, p := range []struct {
+		e  float64
+		tl int
+	}{{0.5, 2}, {1, 3}} {
+		binary.Write(&pt, le, uint64(7))
+		binary.Write(&pt, le, [3]float64{1, 2, 3})
+		pt.Write([]byte{1, 2, 3})
+		binary.Write(&pt, le, p.e)
+		binary.Write(&pt, le, uint64(p.tl))
+		for k := 0; k < p.tl; k++ {
+			binary.Write(&pt, le, [2]int32{int32(k + 1), 0})
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "images.bin"), im.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "points3D.bin"), pt.Bytes(), 0o644)
+}
+
+func TestUmeyama(t *testing.T) {
+	gt, model, want := sfmScene(6)
+	var src, dst [][3]float64
+	for n := range gt {
+		src, dst = append(src, model[n].C), append(dst, gt[n].C)
+	}
+	got, err := Umeyama(src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got.S-want.S) > 1e-9 {
+		t.Errorf("scale %v, want %v", got.S, want.S)
+	}
+	for i := 0; i < 3; i++ {
+		if math.Abs(got.T[i]-want.T[i]) > 1e-9 {
+			t.Errorf("translation %v, want %v", got.T, want.T)
+		}
+		for k := 0; k < 3; k++ {
+			if math.Abs(got.R[i][k]-want.R[i][k]) > 1e-9 {
+				t.Fatalf("rotation %v, want %v", got.R, want.R)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		src, dst [][3]float64
+	}{
+		{"two points", src[:2], dst[:2]},
+		{"one place", [][3]float64{{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}, dst[:3]},
+		{"one line", [][3]float64{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}, dst[:3]},
+	} {
+		if _, err := Umeyama(tc.src, tc.dst); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+}
+
+// TestEvaluateSfM: a model that is the ground truth in another frame
+// (scaled, turned, moved) has zero error, from text and binary files
+// alike; a moved and a turned camera show their errors; an unregistered
+// image is listed.
+func TestEvaluateSfM(t *testing.T) {
+	gt, model, _ := sfmScene(8)
+	names := []string{"0000.jpg", "0001.jpg", "0002.jpg", "0003.jpg", "0004.jpg", "0005.jpg", "0006.jpg"} // 0007 missing
+	for _, format := range []string{"text", "binary"} {
+		dir := t.TempDir()
+		if format == "text" {
+			writeModelText(t, dir, model, names)
+		} else {
+			writeModelBinary(t, dir, model, names)
+		}
+		m, err := ReadColmapModel(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		r, err := EvaluateSfM(m, gt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Registered != 7 || r.Images != 8 || len(r.Missing) != 1 || r.Missing[0] != "0007.jpg" {
+			t.Errorf("%s: registered %d of %d, missing %v", format, r.Registered, r.Images, r.Missing)
+		}
+		if r.Position.Max > 1e-9 || r.Rotation.Max > 1e-5 || math.Abs(r.Scale-3.7) > 1e-9 {
+			t.Errorf("%s: errors %+v %+v, scale %v; want zero and 3.7", format, r.Position, r.Rotation, r.Scale)
+		}
+		if r.Points != 2 || r.MeanTrackLength != 2.5 || r.MeanReprojection != 0.75 {
+			t.Errorf("%s: points %d, track %v, reprojection %v; want 2, 2.5, 0.75", format, r.Points, r.MeanTrackLength, r.MeanReprojection)
+		}
+	}
+	// Turn one camera by 2° about its own axis: only its rotation error.
+	c := model["0003.jpg"]
+	c.R = mul3(rotation(2*math.Pi/180, 0, 0, 1), c.R)
+	model["0003.jpg"] = c
+	r, err := EvaluateSfM(&Model{Cameras: model}, gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.PerImage {
+		want := 0.0
+		if e.Name == "0003.jpg" {
+			want = 2
+		}
+		if math.Abs(e.Rotation-want) > 1e-6 || e.Position > 1e-9 {
+			t.Errorf("%s: rotation %v (want %v), position %v", e.Name, e.Rotation, want, e.Position)
+		}
+	}
+	// Noise on every centre: the errors are of the noise's size, the
+	// median at most the maximum.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n, c := range model {
+		for k := range c.C {
+			c.C[k] += 0.01 * rng.NormFloat64()
+		}
+		model[n] = c
+	}
+	if r, err = EvaluateSfM(&Model{Cameras: model}, gt); err != nil {
+		t.Fatal(err)
+	}
+	if !(r.Position.Median > 0.001 && r.Position.Median <= r.Position.Max && r.Position.Max < 0.3) {
+		t.Errorf("noise 0.01 (×3.7 in GT units): position errors %+v", r.Position)
+	}
+}
+
+func TestReadStrechaCameras(t *testing.T) {
+	dir := t.TempDir()
+	r := rotation(0.7, 1, 2, 3) // camera to world, as Strecha writes it
+	write := func(name, body string) { os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644) }
+	var b strings.Builder
+	b.WriteString("2759.48 0 1520.69\n0 2764.16 1006.81\n0 0 1\n0 0 0\n")
+	for i := 0; i < 3; i++ {
+		fmt.Fprintf(&b, "%.17g %.17g %.17g\n", r[i][0], r[i][1], r[i][2])
+	}
+	b.WriteString("-7.28137 -7.57667 0.204446\n3072 2048\n")
+	write("0000.jpg.camera", b.String())
+	write("notes.txt", "not a camera")
+	cams, err := ReadStrechaCameras(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := cams["0000.jpg"]
+	if len(cams) != 1 || !ok || c.C != [3]float64{-7.28137, -7.57667, 0.204446} || c.R != transpose(r) {
+		t.Errorf("read %+v", cams)
+	}
+	for name, body := range map[string]string{
+		"short.jpg.camera":  "1 2 3",
+		"nan.jpg.camera":    strings.Replace(b.String(), "3072", "NaN", 1),
+		"notrot.jpg.camera": "1 0 0\n0 1 0\n0 0 1\n0 0 0\n2 0 0\n0 1 0\n0 0 1\n0 0 0\n10 10\n",
+	} {
+		d := t.TempDir()
+		os.WriteFile(filepath.Join(d, name), []byte(body), 0o644)
+		_, err := ReadStrechaCameras(d)
+		if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "\n") || name == "notrot.jpg.camera" && !strings.Contains(err.Error(), "not a rotation") {
+			t.Errorf("%s: %v, want a one-line error naming it", name, err)
+		}
+	}
+	if _, err := ReadStrechaCameras(t.TempDir()); err == nil {
+		t.Error("an empty folder gave no error")
+	}
+}
+
+// TestReadColmapModelErrors: damaged files are one-line errors naming the
+// file (and the line, for text), never a panic or a huge allocation.
+func TestReadColmapModelErrors(t *testing.T) {
+	gt, model, _ := sfmScene(3)
+	_ = gt
+	names := []string{"0000.jpg", "0001.jpg", "0002.jpg"}
+	good := t.TempDir()
+	writeModelBinary(t, good, model, names)
+	imgs, _ := os.ReadFile(filepath.Join(good, "images.bin"))
+	pts, _ := os.ReadFile(filepath.Join(good, "points3D.bin"))
+	huge := append([]byte(nil), imgs...)
+	binary.LittleEndian.PutUint64(huge, 1<<60)
+	for _, tc := range []struct {
+		name, file string
+		data       []byte
+		want       string
+	}{
+		{"cut images", "images.bin", imgs[:len(imgs)-5], "images.bin: "},
+		{"huge count", "images.bin", huge, "does not fit"},
+		{"trailing bytes", "points3D.bin", append(append([]byte(nil), pts...), 1, 2), "bytes after the last entry"},
+		{"cut points", "points3D.bin", pts[:30], "points3D.bin"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "images.bin"), imgs, 0o644)
+		os.WriteFile(filepath.Join(dir, "points3D.bin"), pts, 0o644)
+		os.WriteFile(filepath.Join(dir, tc.file), tc.data, 0o644)
+		if _, err := ReadColmapModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		name, images, want string
+	}{
+		{"few fields", "1 1 0 0 0 0 0 0 1\n\n", "images.txt: line 1: want IMAGE_ID"},
+		{"bad number", "# c\n1 1 0 x 0 0 0 0 1 a.jpg\n\n", "images.txt: line 2: \"x\" is not a finite number"},
+		{"zero quaternion", "1 0 0 0 0 0 0 0 1 a.jpg\n\n", "not a rotation"},
+		{"twice", "1 1 0 0 0 0 0 0 1 a.jpg\n\n2 1 0 0 0 0 0 0 1 a.jpg\n\n", "line 3: image \"a.jpg\" appears twice"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "images.txt"), []byte(tc.images), 0o644)
+		os.WriteFile(filepath.Join(dir, "points3D.txt"), nil, 0o644)
+		if _, err := ReadColmapModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := ReadColmapModel(t.TempDir()); err == nil || !strings.Contains(err.Error(), "images.txt") {
+		t.Errorf("an empty folder: %v", err)
+	}
+}
+
+// FuzzReadColmapModel: any images.bin or images.txt content reads or
+// fails with an error naming the file; never a panic.
+func FuzzReadColmapModel(f *testing.F) {
+	f.Add([]byte("1 1 0 0 0 0 0 0 1 a.jpg\n1 2 -1\n"), true)
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, false)
+	f.Fuzz(func(t *testing.T, data []byte, text bool) {
+		dir := t.TempDir()
+		name, pts := "images.bin", "points3D.bin"
+		if text {
+			name, pts = "images.txt", "points3D.txt"
+		}
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		if text {
+			os.WriteFile(filepath.Join(dir, pts), nil, 0o644)
+		} else {
+			os.WriteFile(filepath.Join(dir, pts), make([]byte, 8), 0o644)
+		}
+		if _, err := ReadColmapModel(dir); err != nil && !strings.Contains(err.Error(), name) {
+			t.Fatalf("error does not name %s: %v", name, err)
+		}
+	})
+}

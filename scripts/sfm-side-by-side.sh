@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# sfm-side-by-side.sh SCENE [OUTDIR] [-- MATCH_FLAGS...]
+#
+# Runs clearmatch -> colmap mapper and COLMAP 3.8's own CPU pipeline
+# (feature_extractor + exhaustive_matcher + mapper) on SCENE/images, with
+# the true intrinsics (from SCENE/gt_cameras, fixed in bundle adjustment)
+# and without them (COLMAP's defaults: one SIMPLE_RADIAL camera), and
+# prints one table: camera position and rotation errors against
+# SCENE/gt_cameras (clearmatch eval-sfm: similarity on the camera centres),
+# registered images, points, reprojection error, wall time of each.
+# SCENE is laid out as ../shared/datasets/fountain-p11 (images/,
+# gt_cameras/NAME.camera in Strecha's format, for the full-resolution
+# originals: K is scaled to the images' width). Needs colmap, python3 and
+# the clearmatch binary (CLEARMATCH, default bin/clearmatch: `make build`).
+set -euo pipefail
+scene=${1:?usage: sfm-side-by-side.sh SCENE [OUTDIR] [-- MATCH_FLAGS...]}
+shift
+out=$(mktemp -d)
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then out=$1; shift; fi
+[ "${1:-}" = "--" ] && shift
+extra=("$@")
+cm=${CLEARMATCH:-bin/clearmatch}
+export QT_QPA_PLATFORM=offscreen
+mkdir -p "$out"
+images=$scene/images
+gt=$scene/gt_cameras
+
+# The true K at the images' size: scale by width; the pixel-centre
+# convention moves the principal point by (s - 1)/2 (centres at integers,
+# as clearmatch -intrinsics takes it); COLMAP puts the first centre at 0.5.
+first=$(ls "$images" | head -1)
+read -r fx fy cx cy < <(python3 - "$images/$first" "$gt/$first.camera" <<'PY'
+import struct, sys
+def jpeg_size(p):
+    d = open(p, 'rb').read()
+    i = 2
+    while i < len(d):
+        m, l = d[i + 1], struct.unpack('>H', d[i + 2:i + 4])[0]
+        if m in (0xC0, 0xC1, 0xC2):
+            h, w = struct.unpack('>HH', d[i + 5:i + 9])
+            return w, h
+        i += 2 + l
+    sys.exit('no JPEG frame header in ' + p)
+w, _ = jpeg_size(sys.argv[1])
+v = open(sys.argv[2]).read().split()
+K = [float(x) for x in v[:9]]
+s = w / float(v[24])
+print(K[0] * s, K[4] * s, (K[2] + 0.5) * s - 0.5, (K[5] + 0.5) * s - 0.5)
+PY
+)
+K="$fx,$fy,$cx,$cy"
+Kc="$fx,$fy,$(python3 -c "print($cx+0.5)"),$(python3 -c "print($cy+0.5)")"
+fixed=(--Mapper.ba_refine_focal_length 0 --Mapper.ba_refine_principal_point 0 --Mapper.ba_refine_extra_params 0)
+
+secs() { python3 -c "print(f'{$2-$1:.1f}')"; }
+now() { date +%s.%N; }
+score() { # MODEL -> "pos_median pos_max rot_median registered points reproj"
+	local m
+	m=$(ls -d "$1"/*/ 2>/dev/null | head -1) || true
+	if [ -z "$m" ]; then echo "- - - 0 - -"; return; fi
+	"$cm" eval-sfm "$m" "$gt" -json | python3 -c "
+import json,sys; r=json.load(sys.stdin)
+print(f\"{r['position_error']['median']*1000:.2f} {r['position_error']['max']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r['mean_reprojection_error_px']:.3f}\")"
+}
+
+rows=()
+for setting in calibrated uncalibrated; do
+	d=$out/$setting
+	rm -rf "$d"; mkdir -p "$d/cm-sparse" "$d/colmap-sparse"
+	if [ $setting = calibrated ]; then
+		cmflags=(-intrinsics "$K" -camera-model PINHOLE); mflags=("${fixed[@]}")
+		xflags=(--ImageReader.camera_model PINHOLE --ImageReader.camera_params "$Kc")
+	else
+		cmflags=(); mflags=(); xflags=(--ImageReader.camera_model SIMPLE_RADIAL)
+	fi
+	# clearmatch, then COLMAP's mapper on its database.
+	t0=$(now)
+	"$cm" match "$images" -out "$d/cm" -export colmap -overlay-pairs none -cache "" "${cmflags[@]}" "${extra[@]}" 2> "$d/cm.log"
+	t1=$(now)
+	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse" "${mflags[@]}" > "$d/cm-mapper.log" 2>&1
+	t2=$(now)
+	rows+=("$setting clearmatch $(score "$d/cm-sparse") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+	# COLMAP alone.
+	db=$d/colmap.db
+	t0=$(now)
+	colmap feature_extractor --database_path "$db" --image_path "$images" --ImageReader.single_camera 1 \
+		--SiftExtraction.use_gpu 0 "${xflags[@]}" > "$d/colmap-extract.log" 2>&1
+	colmap exhaustive_matcher --database_path "$db" --SiftMatching.use_gpu 0 > "$d/colmap-match.log" 2>&1
+	t1=$(now)
+	colmap mapper --database_path "$db" --image_path "$images" --output_path "$d/colmap-sparse" "${mflags[@]}" > "$d/colmap-mapper.log" 2>&1
+	t2=$(now)
+	rows+=("$setting colmap $(score "$d/colmap-sparse") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+done
+
+echo "scene $scene; K $K (clearmatch), $Kc (COLMAP); outputs in $out"
+printf '%-13s %-11s %9s %9s %9s %8s %7s %7s %s\n' setting pipeline "pos.med" "pos.max" "rot.med" images points "reproj" "wall s (match+mapper)"
+printf '%-13s %-11s %9s %9s %9s %8s %7s %7s %s\n' "" "" "mm" "mm" "deg" "" "" "px" ""
+for r in "${rows[@]}"; do
+	# shellcheck disable=SC2086
+	printf '%-13s %-11s %9s %9s %9s %8s %7s %7s %s\n' $r
+done
