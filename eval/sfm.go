@@ -28,6 +28,10 @@ import (
 type Camera struct {
 	R [3][3]float64
 	C [3]float64
+	// K and Width, Height: the intrinsics (pixels, as the ground truth
+	// gives them) and the image size they are for; zero in a Model.
+	K             [3][3]float64
+	Width, Height int
 }
 
 // Model is the part of a COLMAP reconstruction the evaluation reads.
@@ -353,6 +357,15 @@ func ReadStrechaCameras(dir string) (map[string]Camera, error) {
 				c.R[i][k] = v[12+3*k+i] // world to camera: the transpose
 			}
 			c.C[i] = v[21+i]
+		}
+		for i := 0; i < 3; i++ {
+			for k := 0; k < 3; k++ {
+				c.K[i][k] = v[3*i+k]
+			}
+		}
+		c.Width, c.Height = int(v[24]), int(v[25])
+		if c.K[0][0] <= 0 || c.K[1][1] <= 0 || c.K[2][2] != 1 || c.Width <= 0 || c.Height <= 0 || float64(c.Width) != v[24] || float64(c.Height) != v[25] {
+			return nil, fmt.Errorf("%s: K (fx, fy > 0, last row 0 0 1) or the size %g×%g is not valid", path, v[24], v[25])
 		}
 		if d := det3(c.R); math.Abs(d-1) > 1e-3 {
 			return nil, fmt.Errorf("%s: R is not a rotation (determinant %g)", path, d)

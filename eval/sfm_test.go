@@ -355,3 +355,53 @@ func FuzzReadColmapModel(f *testing.F) {
 		}
 	})
 }
+
+// TestTrueFundamental: points projected by the true cameras (at half the
+// ground truth's width) lie on the epipolar lines of the F it returns;
+// a point moved 3 px off its line scores about 3 px; ScoreStages counts
+// them and what a stage lost.
+func TestTrueFundamental(t *testing.T) {
+	k := [3][3]float64{{2759.48, 0, 1520.69}, {0, 2764.16, 1006.81}, {0, 0, 1}}
+	ci := Camera{R: rotation(0.1, 0, 1, 0), C: [3]float64{-1, 0, 0}, K: k, Width: 3072, Height: 2048}
+	cj := Camera{R: rotation(-0.15, 0.1, 1, 0), C: [3]float64{1, 0.2, 0.1}, K: k, Width: 3072, Height: 2048}
+	f, err := TrueFundamental(ci, cj, 1536, 1536)
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := func(c Camera, x [3]float64) Point {
+		var p [3]float64
+		for a := 0; a < 3; a++ {
+			for b := 0; b < 3; b++ {
+				p[a] += c.R[a][b] * (x[b] - c.C[b])
+			}
+		}
+		// K at half size, pixel centres at integers.
+		s := 0.5
+		return Point{X: (k[0][0]*p[0]/p[2]+k[0][2]+0.5)*s - 0.5, Y: (k[1][1]*p[1]/p[2]+k[1][2]+0.5)*s - 0.5}
+	}
+	var pi, pj []Point
+	for n := 0; n < 20; n++ {
+		x := [3]float64{float64(n%5) - 2, float64(n/5) - 1.5, 8 + float64(n%3)}
+		pi, pj = append(pi, project(ci, x)), append(pj, project(cj, x))
+	}
+	// Move match 0 by 3 px across its epipolar line (along the line's normal).
+	l := [3]float64{f[0]*pi[0].X + f[1]*pi[0].Y + f[2], f[3]*pi[0].X + f[4]*pi[0].Y + f[5], f[6]*pi[0].X + f[7]*pi[0].Y + f[8]}
+	n := math.Hypot(l[0], l[1])
+	pj[0].X += 3 * l[0] / n
+	pj[0].Y += 3 * l[1] / n
+	all, most := [][2]int{}, [][2]int{}
+	for m := 0; m < 20; m++ {
+		all = append(all, [2]int{m, m})
+		if m < 15 {
+			most = append(most, [2]int{m, m})
+		}
+	}
+	truth := func(i, j int) ([9]float64, bool) { return f, true }
+	sc := ScoreStages([]StageMatches{{"all", map[[2]int][][2]int{{0, 1}: all}}, {"most", map[[2]int][][2]int{{0, 1}: most}}}, [][]Point{pi, pj}, truth)
+	if a := sc[0]; a.Matches != 20 || a.Within1 != 19 || a.Within2 != 19 || a.Within4 != 20 || a.MedianError > 1e-6 {
+		t.Errorf("all: %+v", a)
+	}
+	if b := sc[1]; b.Matches != 15 || b.Within2 != 14 || b.Lost != 5 || b.Added != 0 {
+		t.Errorf("most: %+v, want 15 matches, 14 right, 5 right ones lost", b)
+	}
+}

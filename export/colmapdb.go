@@ -56,6 +56,9 @@ var colmapSchema = []string{
 type ColmapPair struct {
 	I, J  int                // image indices, I < J
 	Model pairwise.ModelKind // Homography, Fundamental or Essential
+	// Planar: a homography explains the pair nearly as well as F or E
+	// (COLMAP's PLANAR_OR_PANORAMIC); H is then set beside F and E.
+	Planar bool
 	// F, E and H map I to J in clearmatch's pixel convention (pixel
 	// centres at integers); zero when not estimated.
 	F, E, H [9]float64
@@ -87,19 +90,24 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 		lo, hi := min(v.I, v.J), max(v.I, v.J)
 		p := ColmapPair{I: lo, J: hi, Model: v.Model}
 		// The model maps v.I to v.J; COLMAP's pair runs from the lower id.
-		mat, f := v.Matrix, v.F
+		mat, f, h, planar := v.Matrix, v.F, v.H, v.Planar
+		if v.Model == pairwise.Homography {
+			h, planar = v.Matrix, true
+		}
 		if v.I > v.J {
 			mat, f = pairwise.Transpose3(mat), pairwise.Transpose3(f)
-			if v.Model == pairwise.Homography {
+			if planar {
 				var ok bool
-				if mat, ok = pairwise.Inverse3(v.Matrix); !ok {
+				if h, ok = pairwise.Inverse3(h); !ok {
 					continue // verification never keeps a singular H
 				}
 			}
 		}
+		p.Planar = planar
+		if planar {
+			p.H = h
+		}
 		switch v.Model {
-		case pairwise.Homography:
-			p.H = mat
 		case pairwise.Essential:
 			p.E, p.F = mat, f
 		case pairwise.Fundamental:
@@ -271,6 +279,9 @@ func (d *ColmapDatabase) fill(tx *sql.Tx) error {
 			config, f = colmapUncalibrated, colmapF(p.F)
 		default:
 			return fmt.Errorf("pair (%s, %s): no model", d.Sets[p.I].Image, d.Sets[p.J].Image)
+		}
+		if p.Planar && p.Model != pairwise.Homography {
+			config, h = colmapPlanarOrPanoramic, colmapH(p.H)
 		}
 		if _, err := tx.Exec(`INSERT INTO two_view_geometries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, len(p.Matches), 2, data, config, float64Blob(f[:]), float64Blob(e[:]), float64Blob(h[:]),

@@ -195,3 +195,68 @@ func TestGridLine(t *testing.T) {
 		}
 	}
 }
+
+// masks is a test Estimator that returns fixed inlier masks: the first h
+// matches for H, the first f (or those from f0 on) for F and E.
+type masks struct{ h, f0, f int }
+
+func (e masks) Estimate(kind ModelKind, a, b []Point, thr float64) ([9]float64, []bool, bool, error) {
+	in := make([]bool, len(a))
+	lo, hi := 0, e.h
+	if kind != Homography {
+		lo, hi = e.f0, e.f
+	}
+	for k := lo; k < hi && k < len(in); k++ {
+		in[k] = true
+	}
+	return [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, in, true, nil
+}
+
+// TestModelSelection: a pair H explains nearly as well as E keeps E's
+// inliers (the depth off the plane) and is labelled planar, as COLMAP
+// does; without intrinsics, or when E's support off the plane is thin, or
+// H has the more inliers, H is the model.
+func TestModelSelection(t *testing.T) {
+	k := Camera{Fx: 500, Fy: 500, Cx: 300, Cy: 200}
+	for _, tc := range []struct {
+		name    string
+		cam     Camera
+		est     masks
+		model   ModelKind
+		planar  bool
+		matches int
+	}{
+		{"calibrated, nearly planar, depth off the plane", k, masks{85, 0, 100}, Essential, true, 100},
+		{"uncalibrated, nearly planar", Camera{}, masks{85, 0, 100}, Homography, true, 85},
+		{"calibrated, H has more", k, masks{100, 0, 90}, Homography, true, 100},
+		{"calibrated, thin support off the plane", k, masks{90, 0, 100}, Homography, true, 90},
+		{"calibrated, not planar", k, masks{50, 0, 100}, Essential, false, 100},
+		{"uncalibrated, not planar", Camera{}, masks{50, 30, 130}, Fundamental, false, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			views := make([]View, 2)
+			pr := Pair{I: 0, J: 1}
+			for i := range views {
+				views[i].Camera = tc.cam
+				for n := 0; n < 200; n++ {
+					views[i].Points = append(views[i].Points, Point{float64(n), float64(n % 7)})
+					views[i].Desc = append(views[i].Desc, 1)
+				}
+			}
+			for n := 0; n < 140; n++ {
+				pr.Matches = append(pr.Matches, Match{A: int32(n), B: int32(n)})
+			}
+			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, VerifyOptions{NoGuided: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := out[0]
+			if v.Model != tc.model || v.Planar != tc.planar || len(v.Matches) != tc.matches {
+				t.Errorf("model %v, planar %v, %d matches; want %v, %v, %d", v.Model, v.Planar, len(v.Matches), tc.model, tc.planar, tc.matches)
+			}
+			if v.Planar && v.H == ([9]float64{}) {
+				t.Error("a planar pair without its H")
+			}
+		})
+	}
+}

@@ -400,8 +400,11 @@ type VerificationCounts struct {
 	Tried    int            `json:"pairs_tried"`
 	Verified int            `json:"pairs_verified"`
 	Models   map[string]int `json:"models"`
-	Inliers  int            `json:"inliers"`
-	Guided   int            `json:"guided_matches"`
+	// Planar counts the verified pairs a homography explains nearly as
+	// well as F or E (COLMAP's PLANAR_OR_PANORAMIC), whatever their model.
+	Planar  int `json:"planar"`
+	Inliers int `json:"inliers"`
+	Guided  int `json:"guided_matches"`
 }
 
 // CountVerification summarizes the verification of r.
@@ -413,6 +416,9 @@ func (r *Result) CountVerification() VerificationCounts {
 		}
 		c.Verified++
 		c.Models[v.Model.String()]++
+		if v.Planar {
+			c.Planar++
+		}
 		c.Inliers += v.Inliers
 		c.Guided += v.Guided
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/imagefile"
+	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -44,7 +45,7 @@ Exit codes: 0 success, 1 failure, 2 bad usage, 130 interrupted.`
 
 type matchOptions struct {
 	out, cache, overlayPairs, export, assignment, pairsFile, intrinsics string
-	cameraModel                                                         string
+	cameraModel, gt                                                     string
 	singleCamera                                                        bool
 	minTrack, universe                                                  int
 	threshold                                                           float64
@@ -88,6 +89,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.cameraModel, "camera-model", "SIMPLE_RADIAL", "COLMAP camera model of the export: "+export.ColmapModels)
 	fs.BoolVar(&o.singleCamera, "single-camera", true, "images of one size and focal prior share one COLMAP camera (false: one camera per image)")
 	fs.BoolVar(&o.strict, "strict", false, "an unreadable image is an error instead of a warning")
+	fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches under the true geometry (ground_truth.json)")
 }
 
 func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -110,6 +112,12 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	images, err := pipeline.Images(inputs)
 	if err != nil {
 		return err
+	}
+	var gt map[string]eval.Camera
+	if o.gt != "" {
+		if gt, err = eval.ReadStrechaCameras(o.gt); err != nil {
+			return fmt.Errorf("-gt: %w", err)
+		}
 	}
 	overlayPairs, err := parseOverlayPairs(o.overlayPairs, len(images))
 	if err != nil {
@@ -168,6 +176,19 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return err
 		}
 	}
+	var gtTable []eval.StageScore
+	if o.gt != "" {
+		if gtTable, err = scoreStages(res, ms, gt); err != nil {
+			return err
+		}
+		var b bytes.Buffer
+		if err := export.WriteJSON(&b, map[string]any{"ground_truth": o.gt, "threshold_px": 2, "stages": gtTable}); err != nil {
+			return err
+		}
+		if err := writeFiles(stage.Dir, map[string][]byte{"ground_truth.json": b.Bytes()}); err != nil {
+			return err
+		}
+	}
 	if o.overlayPairs != "none" {
 		ov := &export.Overlays{Sets: res.Sets, Item: eval.MinTrack(c.Item, o.minTrack), Pairs: overlayPairs, MaxPixels: o.pipe.Features.MaxPixels, Progress: pr.stage("overlays")}
 		for _, im := range res.Images {
@@ -181,7 +202,107 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	printMatchSummary(stdout, res, tracks, ms, o.minTrack, o.out)
+	if gtTable != nil {
+		printStageScores(stdout, gtTable)
+	}
 	return nil
+}
+
+// scoreStages scores the matches of each stage of the run under the true
+// geometry of the ground-truth cameras: ratio, verified (the model's
+// inliers), verified+guided (CLEAR's input), clear (the consistent
+// matches of the tracks) and, for a verified run, exported (database.db's).
+func scoreStages(res *pipeline.Result, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, error) {
+	n := len(res.Sets)
+	points := make([][]eval.Point, n)
+	for i, s := range res.Sets {
+		points[i] = make([]eval.Point, s.Len())
+		for k, kp := range s.Keypoints {
+			points[i][k] = eval.Point{X: float64(kp.X), Y: float64(kp.Y)}
+		}
+	}
+	have := 0
+	for _, s := range res.Sets {
+		if _, ok := gt[s.Image]; ok {
+			have++
+		}
+	}
+	if have < 2 {
+		return nil, fmt.Errorf("-gt: fewer than two of the images have a camera there (NAME.camera for image NAME)")
+	}
+	fs := map[[2]int][9]float64{}
+	truth := func(i, j int) ([9]float64, bool) {
+		if f, ok := fs[[2]int{i, j}]; ok {
+			return f, true
+		}
+		ci, ok1 := gt[res.Sets[i].Image]
+		cj, ok2 := gt[res.Sets[j].Image]
+		if !ok1 || !ok2 {
+			return [9]float64{}, false
+		}
+		f, err := eval.TrueFundamental(ci, cj, res.Sets[i].Width, res.Sets[j].Width)
+		if err != nil {
+			return [9]float64{}, false
+		}
+		fs[[2]int{i, j}] = f
+		return f, true
+	}
+	add := func(st eval.StageMatches, i, j, a, b int) {
+		if i > j {
+			i, j, a, b = j, i, b, a
+		}
+		st.Pairs[[2]int{i, j}] = append(st.Pairs[[2]int{i, j}], [2]int{a, b})
+	}
+	newStage := func(name string) eval.StageMatches {
+		return eval.StageMatches{Name: name, Pairs: map[[2]int][][2]int{}}
+	}
+	ratio := newStage("ratio")
+	inRatio := map[[4]int]bool{}
+	for _, p := range res.Matches {
+		for _, m := range p.Matches {
+			add(ratio, p.I, p.J, int(m.A), int(m.B))
+			inRatio[[4]int{p.I, p.J, int(m.A), int(m.B)}] = true
+		}
+	}
+	stages := []eval.StageMatches{ratio}
+	if res.Verified != nil {
+		inliers, verified := newStage("verified"), newStage("verified+guided")
+		for _, v := range res.Verified {
+			if v.Model == pairwise.NoModel {
+				continue
+			}
+			for _, m := range v.Matches {
+				if inRatio[[4]int{v.I, v.J, int(m.A), int(m.B)}] {
+					add(inliers, v.I, v.J, int(m.A), int(m.B))
+				}
+				add(verified, v.I, v.J, int(m.A), int(m.B))
+			}
+		}
+		stages = append(stages, inliers, verified)
+	}
+	consistent := newStage("clear")
+	for _, m := range ms {
+		add(consistent, m.A, m.B, m.KpA, m.KpB)
+	}
+	stages = append(stages, consistent)
+	if res.Verified != nil {
+		exported := newStage("exported")
+		pairs, _ := export.ColmapPairs(res, ms)
+		for _, p := range pairs {
+			for _, m := range p.Matches {
+				add(exported, p.I, p.J, int(m[0]), int(m[1]))
+			}
+		}
+		stages = append(stages, exported)
+	}
+	return eval.ScoreStages(stages, points, truth), nil
+}
+
+func printStageScores(w io.Writer, sc []eval.StageScore) {
+	fmt.Fprintf(w, "matches under the true geometry (Sampson distance):\n%-16s %8s %8s %8s %8s %9s %8s %8s %8s\n", "stage", "matches", "<=1px", "<=2px", "<=4px", "prec@2px", "median", "lost", "added")
+	for _, s := range sc {
+		fmt.Fprintf(w, "%-16s %8d %8d %8d %8d %9.4f %8.3f %8d %8d\n", s.Stage, s.Matches, s.Within1, s.Within2, s.Within4, s.Precision, s.MedianError, s.Lost, s.Added)
+	}
 }
 
 // writeColmap writes, for a verified run, database.db (any image name)

@@ -141,8 +141,8 @@ func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []e
 	fmt.Fprintf(w, "images %d (%d skipped), features %d, pairs %d, ratio matches %d\n", len(r.Images), len(r.Skipped), features, len(r.Matches), ratio)
 	if r.Verified != nil {
 		c := r.CountVerification()
-		fmt.Fprintf(w, "verified pairs %d of %d (H %d, F %d, E %d), verified matches %d (%d guided)\n",
-			c.Verified, c.Tried, c.Models["H"], c.Models["F"], c.Models["E"], len(r.Problem.Associations), c.Guided)
+		fmt.Fprintf(w, "verified pairs %d of %d (H %d, F %d, E %d; %d planar), verified matches %d (%d guided)\n",
+			c.Verified, c.Tried, c.Models["H"], c.Models["F"], c.Models["E"], c.Planar, len(r.Problem.Associations), c.Guided)
 	}
 	c := r.Clear
 	split := ""
