@@ -3,6 +3,7 @@ package clear
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -101,5 +102,30 @@ func TestSolveContextCancel(t *testing.T) {
 	_, err := SolveContext(context.Background(), s.Problem, &Options{Progress: func(done, total int) { calls++; last = done }})
 	if err != nil || calls == 0 || last != s.Problem.NumObservations() {
 		t.Errorf("progress: %d calls, last %d of %d (err %v)", calls, last, s.Problem.NumObservations(), err)
+	}
+}
+
+// TestSolveStatus: Status names the component under way and counts the
+// Lanczos steps of a large one; the last call has every observation done.
+func TestSolveStatus(t *testing.T) {
+	s := Synthesize(SynthConfig{Items: 100, Views: 30, ObsRatio: 1, Mismatch: 0.2, Seed: 5})
+	var sts []SolveStatus
+	_, err := SolveContext(context.Background(), s.Problem, &Options{Eigensolver: EigenIterative, Status: func(st SolveStatus) { sts = append(sts, st) }})
+	if err != nil || len(sts) == 0 {
+		t.Fatalf("%d status calls, %v", len(sts), err)
+	}
+	l := s.Problem.NumObservations()
+	steps := 0
+	for _, st := range sts {
+		if st.Total != l || st.Component < 1 || st.Component > st.Components || st.Size < 1 {
+			t.Fatalf("status %+v", st)
+		}
+		steps = max(steps, st.Steps)
+	}
+	if last := sts[len(sts)-1]; last.Done != l || last.Component != last.Components {
+		t.Errorf("last status %+v, want all %d done", last, l)
+	}
+	if steps == 0 || !strings.Contains(sts[0].String(), "component 1 of ") {
+		t.Errorf("no Lanczos steps reported (%d), or %q", steps, sts[0].String())
 	}
 }

@@ -359,7 +359,9 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	}
 	t2 := time.Now()
 	co := opts.Clear
-	if co.Progress == nil && opts.Progress != nil {
+	if sr, ok := opts.Progress.(StatusReporter); ok && co.Status == nil && co.Progress == nil {
+		co.Status = func(st clear.SolveStatus) { sr.Status(StageSolve, st.Done, st.Total, st.String()) }
+	} else if co.Progress == nil && opts.Progress != nil {
 		co.Progress = stageProgress(opts.Progress, StageSolve)
 	}
 	if r.Clear, err = clear.SolveContext(ctx, r.Problem, &co); err != nil {
@@ -376,6 +378,14 @@ func pixelScale(s *features.Set, maxDim int) float64 {
 		return float64(m) / float64(maxDim)
 	}
 	return 1
+}
+
+// StatusReporter is a Progress that can also show what a stage is doing
+// where a rate would mislead: the solve spends its time on its few large
+// components, so it reports the component under way instead of an ETA.
+type StatusReporter interface {
+	Progress
+	Status(stage string, done, total int, detail string)
 }
 
 func stageProgress(p Progress, stage string) func(done, total int) {

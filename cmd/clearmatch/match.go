@@ -49,7 +49,7 @@ type matchOptions struct {
 	singleCamera                                                        bool
 	minTrack, universe                                                  int
 	threshold                                                           float64
-	strict, force                                                       bool
+	strict, force, guided                                               bool
 	pipe                                                                pipeline.Options
 }
 
@@ -76,6 +76,9 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&p.Verify, "verify", p.Verify, "verify pairs geometrically and add guided matches")
 	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", 3, "largest model error of an inlier, pixels at detection resolution")
 	fs.IntVar(&p.Verification.MinInliers, "min-inliers", 15, "fewest inliers of a verified pair (lowered for images with few features)")
+	fs.BoolVar(&o.guided, "guided", true, "add guided matches to verified pairs (features within -guided-threshold of the model)")
+	fs.Float64Var(&p.Verification.GuidedThreshold, "guided-threshold", 0, "largest model error of a guided match, pixels at detection resolution (0: -verify-threshold)")
+	fs.Float64Var(&p.Verification.GuidedRatio, "guided-ratio", 0.8, "ratio test among a guided match's candidates in the epipolar band")
 	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image (full-resolution pixels): verify with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")

@@ -16,6 +16,7 @@ import (
 // the options that need parsing.
 func (o *matchOptions) check(inputs []string) error {
 	p := &o.pipe
+	p.Verification.NoGuided = !o.guided
 	switch {
 	case o.out == "":
 		return usagef("-out is required")

@@ -39,7 +39,12 @@ func newProgress(w io.Writer) *progress {
 }
 
 // Update implements pipeline.Progress.
-func (p *progress) Update(stage string, done, total int) {
+func (p *progress) Update(stage string, done, total int) { p.Status(stage, done, total, "") }
+
+// Status implements pipeline.StatusReporter: with a detail (the solve's
+// component under way) the line shows it and the time so far, not a rate
+// and an ETA.
+func (p *progress) Status(stage string, done, total int, detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
@@ -60,7 +65,9 @@ func (p *progress) Update(stage string, done, total int) {
 	p.last = now
 	el := now.Sub(start).Seconds()
 	rate := ""
-	if done == 0 && el >= 1 {
+	if detail != "" && done < total {
+		rate = fmt.Sprintf(": %s (%.0fs)", detail, el)
+	} else if done == 0 && el >= 1 {
 		rate = fmt.Sprintf(" (%.0fs)", el) // one long step: show it is alive
 	} else if el >= 0.1 { // a rate over less is noise
 		r := float64(done) / el

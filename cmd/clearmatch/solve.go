@@ -99,7 +99,8 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	opts.Progress = newProgress(stderr).stage(pipeline.StageSolve)
+	pr := newProgress(stderr)
+	opts.Status = func(st clear.SolveStatus) { pr.Status(pipeline.StageSolve, st.Done, st.Total, st.String()) }
 	res, err := clear.SolveContext(ctx, p, opts)
 	if err != nil {
 		var ie *clear.InputError
