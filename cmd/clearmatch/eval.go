@@ -142,7 +142,7 @@ func runBenchmark(ctx context.Context, b *pipeline.Benchmark, o *benchOptions, s
 	for _, name := range protocols {
 		opts := pipeline.PaperOptions()
 		if name == "verified" {
-			opts = pipeline.DefaultOptions()
+			opts = pipeline.BenchmarkOptions()
 		}
 		opts.Workers, opts.Progress = o.workers, pr
 		e, err := b.Evaluate(ctx, name, opts, o.minTrack)
