@@ -105,6 +105,13 @@ type VerifyOptions struct {
 	// NoGuided turns guided matching off: a verified pair keeps only the
 	// inliers of its ratio matches.
 	NoGuided bool
+	// PlanarKeepsF applies COLMAP's rule to uncalibrated pairs too: a pair
+	// H explains nearly as well as F keeps F's inliers when F has the more
+	// and real support off the plane (labelled Planar). Without it such a
+	// pair takes H, which guided matching needs on planar scenes (F is
+	// degenerate on a plane); with guided matching off, keeping F's depth
+	// measured better (see pipeline.DefaultOptions).
+	PlanarKeepsF bool
 	// GuidedThreshold is the model error of a guided match, in pixels of
 	// the detection resolution. Default: Threshold.
 	GuidedThreshold float64
@@ -304,13 +311,13 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 	// plane: H's inliers alone would drop every true match off the plane
 	// (the fountain's sculpture in front of its wall), the depth the mapper
 	// needs, and E, unlike F, is not degenerate on a plane. Without
-	// intrinsics H is kept: on a plane F always finds a few more inliers in
-	// its looser epipolar band, and COLMAP's rule turned 12 of Graffiti's 12
-	// pairs into F and its guided matches along degenerate epipolar lines
-	// (verified CLEAR F1 0.861 -> 0.840).
+	// intrinsics H is kept unless PlanarKeepsF: on a plane F always finds a
+	// few more inliers in its looser epipolar band, and COLMAP's rule turned
+	// 12 of Graffiti's 12 pairs into F and its guided matches along
+	// degenerate epipolar lines (verified CLEAR F1 0.861 -> 0.840).
 	nearlyPlanar := hok && fok && float64(r.HInliers) >= o.HRatio*float64(r.FInliers)
 	switch {
-	case hok && (!fok || offPlane < minIn || nearlyPlanar && (!essential || r.HInliers > r.FInliers)):
+	case hok && (!fok || offPlane < minIn || nearlyPlanar && (!essential && !o.PlanarKeepsF || r.HInliers > r.FInliers)):
 		r.Model, r.Matrix, inl, r.Inliers = Homography, hm, hin, r.HInliers
 		r.Planar, r.H = true, hm
 	case fok && essential:

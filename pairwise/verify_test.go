@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -232,6 +233,8 @@ func TestModelSelection(t *testing.T) {
 		{"calibrated, thin support off the plane", k, masks{90, 0, 100}, Homography, true, 90},
 		{"calibrated, not planar", k, masks{50, 0, 100}, Essential, false, 100},
 		{"uncalibrated, not planar", Camera{}, masks{50, 30, 130}, Fundamental, false, 100},
+		{"uncalibrated, nearly planar, PlanarKeepsF", Camera{}, masks{85, 0, 100}, Fundamental, true, 100},
+		{"uncalibrated, H has more, PlanarKeepsF", Camera{}, masks{100, 0, 90}, Homography, true, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			views := make([]View, 2)
@@ -246,7 +249,8 @@ func TestModelSelection(t *testing.T) {
 			for n := 0; n < 140; n++ {
 				pr.Matches = append(pr.Matches, Match{A: int32(n), B: int32(n)})
 			}
-			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, VerifyOptions{NoGuided: true})
+			opts := VerifyOptions{NoGuided: true, PlanarKeepsF: strings.HasSuffix(tc.name, "PlanarKeepsF")}
+			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
