@@ -146,14 +146,7 @@ func WriteFileAtomic(path string, data []byte) error {
 			if err != nil {
 				return fmt.Errorf("writing %s: %w", path, err)
 			}
-			_, err = f.Write(data)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("writing %s: %w", path, err)
-			}
-			return nil
+			return writeAndClose(path, f, data)
 		}
 		break
 	}
@@ -175,6 +168,18 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAndClose writes data to f and closes it; an error names path.
+func writeAndClose(path string, f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -17,13 +17,5 @@ func writeFD(path string, fd int, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: descriptor %d: %w", path, fd, err)
 	}
-	f := os.NewFile(uintptr(d), path)
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return writeAndClose(path, os.NewFile(uintptr(d), path), data)
 }
