@@ -75,7 +75,7 @@ for setting in calibrated uncalibrated; do
 	fi
 	# clearmatch, then COLMAP's mapper on its database.
 	t0=$(now)
-	"$cm" match "$images" -out "$d/cm" -export colmap -overlay-pairs none -cache "" "${cmflags[@]}" "${extra[@]}" 2> "$d/cm.log"
+	"$cm" match "$images" -out "$d/cm" -export colmap -overlay-pairs none -cache "" "${cmflags[@]}" "${extra[@]}" > "$d/cm.txt" 2> "$d/cm.log"
 	t1=$(now)
 	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse" "${mflags[@]}" > "$d/cm-mapper.log" 2>&1
 	t2=$(now)
