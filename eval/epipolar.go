@@ -25,13 +25,10 @@ func TrueFundamental(ci, cj Camera, wi, wj int) ([9]float64, error) {
 	}
 	ki, kj := scaleK(ci.K, float64(wi)/float64(ci.Width)), scaleK(cj.K, float64(wj)/float64(cj.Width))
 	// x_cam = R (X − C): relative pose R = Rj Riᵀ, t = Rj (Ci − Cj).
-	var r [9]float64
+	r := pairwise.Mul3(flat(cj.R), pairwise.Transpose3(flat(ci.R)))
 	var t [3]float64
 	for a := 0; a < 3; a++ {
 		for b := 0; b < 3; b++ {
-			for k := 0; k < 3; k++ {
-				r[3*a+b] += cj.R[a][k] * ci.R[b][k]
-			}
 			t[a] += cj.R[a][b] * (ci.C[b] - cj.C[b])
 		}
 	}

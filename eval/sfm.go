@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // SfM evaluation: a reconstruction's cameras against ground-truth cameras,
@@ -99,9 +101,10 @@ func poseFromQT(q [4]float64, t [3]float64) (Camera, error) {
 	return Camera{R: r, C: c}, nil
 }
 
-// textLines calls fn with each non-comment, non-blank line of a text
-// file and its 1-based number; fn's error is returned as "path: line N:
-// err".
+// textLines calls fn with each line of a text file, its 1-based number
+// and its fields (nil for a blank or comment line, which images.txt's
+// empty 2D-point lines need to see); fn's error is returned as "path:
+// line N: err".
 func textLines(path string, fn func(n int, f []string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -557,26 +560,11 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 		d := math.Sqrt(sq(p[0]-dst[i][0]) + sq(p[1]-dst[i][1]) + sq(p[2]-dst[i][2]))
 		// The model's rotation in the ground truth's world: R_m·Rsᵀ; its
 		// error against R_gt is the angle of R_m·Rsᵀ·R_gtᵀ.
-		rm, rg := m.Cameras[n].R, gt[n].R
 		// E = R_m·Rsᵀ·R_gtᵀ; its angle from the trace and the skew part
 		// (atan2 keeps small angles exact, where acos of the trace is not).
-		var x, e [3][3]float64
-		for a := 0; a < 3; a++ {
-			for b := 0; b < 3; b++ {
-				for k := 0; k < 3; k++ {
-					x[a][b] += rm[a][k] * sim.R[b][k]
-				}
-			}
-		}
-		for a := 0; a < 3; a++ {
-			for b := 0; b < 3; b++ {
-				for k := 0; k < 3; k++ {
-					e[a][b] += x[a][k] * rg[b][k]
-				}
-			}
-		}
-		sin := math.Sqrt(sq(e[2][1]-e[1][2])+sq(e[0][2]-e[2][0])+sq(e[1][0]-e[0][1])) / 2
-		cos := (e[0][0] + e[1][1] + e[2][2] - 1) / 2
+		e := pairwise.Mul3(pairwise.Mul3(flat(m.Cameras[n].R), pairwise.Transpose3(flat(sim.R))), pairwise.Transpose3(flat(gt[n].R)))
+		sin := math.Sqrt(sq(e[7]-e[5])+sq(e[2]-e[6])+sq(e[3]-e[1])) / 2
+		cos := (e[0] + e[4] + e[8] - 1) / 2
 		ang := math.Atan2(sin, cos) * 180 / math.Pi
 		pos, rot = append(pos, d), append(rot, ang)
 		r.PerImage = append(r.PerImage, ImageError{Name: n, Position: d, Rotation: ang})
@@ -586,3 +574,8 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 }
 
 func sq(x float64) float64 { return x * x }
+
+// flat is a 3×3 matrix row-major, as pairwise's Mul3 and Transpose3 take it.
+func flat(a [3][3]float64) [9]float64 {
+	return [9]float64{a[0][0], a[0][1], a[0][2], a[1][0], a[1][1], a[1][2], a[2][0], a[2][1], a[2][2]}
+}
