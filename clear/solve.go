@@ -320,11 +320,10 @@ func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, erro
 			if o.Progress != nil {
 				o.Progress(done, l)
 			}
-			if o.Status != nil && (ci+1 < len(comps)) {
-				next := comps[ci+1]
-				o.Status(SolveStatus{Done: done, Total: l, Component: ci + 2, Components: len(comps), Size: next.size()})
-			} else if o.Status != nil {
-				o.Status(SolveStatus{Done: done, Total: l, Component: len(comps), Components: len(comps), Size: c.size()})
+			if o.Status != nil {
+				// The next component is under way now (the last, when done).
+				next := min(ci+1, len(comps)-1)
+				o.Status(SolveStatus{Done: done, Total: l, Component: next + 1, Components: len(comps), Size: comps[next].size()})
 			}
 		}
 	}

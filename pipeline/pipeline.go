@@ -153,6 +153,15 @@ type Skipped struct {
 	Err  error
 }
 
+// Message says why the image was skipped, naming it once: decoding errors
+// name the file already.
+func (s Skipped) Message() string {
+	if msg := s.Err.Error(); strings.HasPrefix(msg, s.Name+":") {
+		return msg
+	}
+	return s.Name + ": " + s.Err.Error()
+}
+
 // Timing holds the wall time of each stage.
 type Timing struct {
 	Extract, Match, Verify, Solve time.Duration
@@ -294,12 +303,7 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 	if len(kept) < 2 {
 		why := ""
 		for _, s := range skipped {
-			// Decoding errors name the file already.
-			if msg := s.Err.Error(); strings.HasPrefix(msg, s.Name+":") {
-				why += "; " + msg
-			} else {
-				why += fmt.Sprintf("; %s: %s", s.Name, msg)
-			}
+			why += "; " + s.Message()
 		}
 		return nil, fmt.Errorf("%w: %d of %d%s", ErrTooFewImages, len(kept), len(images), why)
 	}

@@ -73,7 +73,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&p.Features.MaxDim, "max-dim", p.Features.MaxDim, "downscale images whose larger side exceeds N pixels before detection, as COLMAP's max_image_size does (0: never)")
 	fs.Int64Var(&p.Features.MaxPixels, "max-pixels", imagefile.DefaultMaxPixels, "refuse images of more pixels than this (width × height, read from the header before decoding)")
 	fs.BoolVar(&p.RootSIFT, "rootsift", p.RootSIFT, "match RootSIFT descriptors")
-	fs.BoolVar(&p.Verify, "verify", p.Verify, "verify pairs geometrically and add guided matches")
+	fs.BoolVar(&p.Verify, "verify", p.Verify, "verify pairs geometrically (and add guided matches with -guided)")
 	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", 3, "largest model error of an inlier, pixels at detection resolution")
 	fs.IntVar(&p.Verification.MinInliers, "min-inliers", 15, "fewest inliers of a verified pair (lowered for images with few features)")
 	fs.BoolVar(&o.guided, "guided", !p.Verification.NoGuided, "add guided matches to verified pairs (features within -guided-threshold of the model; off by default, as in COLMAP: it costs SfM accuracy)")
@@ -147,11 +147,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "warning: %v\n", res.CacheError)
 	}
 	for _, s := range res.Skipped {
-		if msg := s.Err.Error(); strings.HasPrefix(msg, s.Name+":") {
-			fmt.Fprintf(stderr, "warning: skipping %s\n", oneLine(msg)) // the error names the file
-		} else {
-			fmt.Fprintf(stderr, "warning: skipping %s: %s\n", oneLine(s.Name), oneLine(msg))
-		}
+		fmt.Fprintf(stderr, "warning: skipping %s\n", oneLine(s.Message()))
 	}
 	if len(res.Skipped) > 0 && (o.pipe.Match.Pairs != nil || overlayPairs != nil) {
 		return fmt.Errorf("%d images were skipped, so -pairs and -overlay-pairs indices no longer apply; fix or remove them (or use -strict)", len(res.Skipped))
@@ -216,16 +212,13 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // inliers), verified+guided (CLEAR's input), clear (the consistent
 // matches of the tracks) and, for a verified run, exported (database.db's).
 func scoreStages(res *pipeline.Result, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, error) {
-	n := len(res.Sets)
-	points := make([][]eval.Point, n)
+	points := make([][]eval.Point, len(res.Sets))
+	have := 0
 	for i, s := range res.Sets {
 		points[i] = make([]eval.Point, s.Len())
 		for k, kp := range s.Keypoints {
 			points[i][k] = eval.Point{X: float64(kp.X), Y: float64(kp.Y)}
 		}
-	}
-	have := 0
-	for _, s := range res.Sets {
 		if _, ok := gt[s.Image]; ok {
 			have++
 		}
