@@ -103,10 +103,7 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 				}
 			}
 		}
-		p.Planar = planar
-		if planar {
-			p.H = h
-		}
+		p.Planar, p.H = planar, h // h is zero unless planar
 		switch v.Model {
 		case pairwise.Essential:
 			p.E, p.F = mat, f

@@ -304,7 +304,6 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 		}
 	}
 	//
-	//
 	// With known intrinsics, as COLMAP does (EstimateCalibratedTwoViewGeometry),
 	// a pair H explains nearly as well as E is labelled planar but keeps
 	// E's inliers when they are the more and have real support off the
@@ -319,7 +318,6 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 	switch {
 	case hok && (!fok || offPlane < minIn || nearlyPlanar && (!essential && !o.PlanarKeepsF || r.HInliers > r.FInliers)):
 		r.Model, r.Matrix, inl, r.Inliers = Homography, hm, hin, r.HInliers
-		r.Planar, r.H = true, hm
 	case fok && essential:
 		r.Model, r.Matrix, inl, r.Inliers = Essential, fm, fin, r.FInliers
 		r.F = essentialToFundamental(fm, vi.Camera, vj.Camera)
@@ -327,7 +325,7 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 		r.Model, r.Matrix, inl, r.Inliers = Fundamental, fm, fin, r.FInliers
 		r.F = fm
 	}
-	if r.Model != Homography && nearlyPlanar {
+	if r.Model == Homography || nearlyPlanar {
 		r.Planar, r.H = true, hm
 	}
 	if r.Model == NoModel || r.Inliers < minIn || float64(r.Inliers) < o.MinInlierRatio*float64(n) {
