@@ -63,3 +63,42 @@ func BenchmarkMatchGraffiti(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 	})
 }
+
+// BenchmarkMatcher: one pair of real RootSIFT descriptor sets (fountain-p11
+// photos 0 and 1 at 1536 px, SIFT contrast 0.02, the pipeline's default),
+// capped at 2k, 8k and 16k features, one direction as the ratio test runs,
+// with OpenCV's brute-force matcher, the BLAS matcher and, at 2k, the
+// pure-Go reference. One worker; pairs/s is per core.
+func BenchmarkMatcher(b *testing.B) {
+	var sets []*Set
+	for _, n := range []string{"0000.jpg", "0001.jpg"} {
+		s, err := Extract(n, readData(b, "fountain-p11/images/"+n), Options{ContrastThreshold: 0.02, MaxDim: 1536, RootSIFT: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sets = append(sets, s)
+	}
+	b.Logf("features: %d and %d", sets[0].Len(), sets[1].Len())
+	SetNumThreads(1) // one core each, as the pipeline runs them
+	defer SetNumThreads(0)
+	matchers := []struct {
+		name string
+		m    pairwise.Matcher
+	}{{"opencv", CVMatcher{}}, {"blas", BLASMatcher{}}, {"purego", pairwise.BruteForce{}}}
+	for _, n := range []int{2000, 8000, 16000} {
+		desc := [][]float32{sets[0].Desc[:min(n, sets[0].Len())*DescSize], sets[1].Desc[:min(n, sets[1].Len())*DescSize]}
+		for _, m := range matchers {
+			if m.name == "purego" && n > 2000 {
+				continue
+			}
+			b.Run(fmt.Sprintf("features=%d/%s", n, m.name), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := pairwise.MatchAll(context.Background(), desc, DescSize, m.m, pairwise.Options{Workers: 1}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+			})
+		}
+	}
+}

@@ -70,6 +70,19 @@ type CVEstimator struct {
 // has its own matcher).
 type CVMatcher struct{}
 
+// BLASMatcher finds the two nearest neighbours from float32 matrix
+// products on OpenBLAS (cblas_sgemm), tiled so that one call holds
+// Tile × (train rows) floats of scratch. It returns exactly what the
+// pure-Go pairwise.BruteForce returns, ties included: the products only
+// choose candidates, and every candidate the float32 rounding bound cannot
+// rule out is rescored with BruteForce's own arithmetic. Nearest2Mutual
+// gives both directions from one product. It is safe for concurrent use;
+// each call runs on one thread (clearmatch runs pairs on its own workers).
+type BLASMatcher struct {
+	// Tile is the number of query rows per product; 0 means 256.
+	Tile int
+}
+
 // DescSize is the length of a SIFT descriptor.
 const DescSize = 128
 

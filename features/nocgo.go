@@ -40,6 +40,16 @@ func (CVMatcher) Nearest2(query, train []float32, dim int) ([]pairwise.Neighbors
 	return nil, ErrNoOpenCV
 }
 
+// Nearest2 needs OpenBLAS (cgo).
+func (BLASMatcher) Nearest2(query, train []float32, dim int) ([]pairwise.Neighbors, error) {
+	return nil, ErrNoOpenCV
+}
+
+// Nearest2Mutual needs OpenBLAS (cgo).
+func (BLASMatcher) Nearest2Mutual(query, train []float32, dim int) ([]pairwise.Neighbors, []int32, error) {
+	return nil, nil, ErrNoOpenCV
+}
+
 // Estimate needs OpenCV.
 func (CVEstimator) Estimate(kind pairwise.ModelKind, a, b []pairwise.Point, threshold float64) ([9]float64, []bool, bool, error) {
 	return [9]float64{}, nil, false, ErrNoOpenCV

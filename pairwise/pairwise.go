@@ -1,8 +1,8 @@
 // Package pairwise matches the features of image pairs with Lowe's ratio
 // test and builds the aggregate association of all pairs, the input of
 // CLEAR. It is pure Go; the nearest-neighbour search is a Matcher, so an
-// OpenCV matcher (features.CVMatcher) and the exact pure-Go BruteForce can
-// be swapped.
+// BLAS matcher (features.BLASMatcher), OpenCV's (features.CVMatcher) and
+// the exact pure-Go BruteForce can be swapped.
 package pairwise
 
 import (
@@ -34,6 +34,15 @@ type Neighbors struct {
 // must be safe for concurrent use.
 type Matcher interface {
 	Nearest2(query, train []float32, dim int) ([]Neighbors, error)
+}
+
+// MutualMatcher is a Matcher that also gives, from the same distances,
+// each train descriptor's nearest query descriptor (back[t], -1 when there
+// is none), so a cross-checked pair costs one search, not two. back must
+// equal Nearest2(train, query)'s Best.
+type MutualMatcher interface {
+	Matcher
+	Nearest2Mutual(query, train []float32, dim int) (nn []Neighbors, back []int32, err error)
 }
 
 // Match is one accepted match between descriptor A of image I and
@@ -189,18 +198,27 @@ func matchPair(a, b []float32, dim int, m Matcher, ratio float64, mutual bool) (
 	if len(a) == 0 || len(b) == 0 {
 		return nil, nil
 	}
-	nn, err := m.Nearest2(a, b, dim)
+	var nn []Neighbors
+	var back []int32
+	var err error
+	if mm, ok := m.(MutualMatcher); ok && mutual {
+		nn, back, err = mm.Nearest2Mutual(a, b, dim)
+	} else {
+		nn, err = m.Nearest2(a, b, dim)
+		if err == nil && mutual {
+			var bn []Neighbors
+			bn, err = m.Nearest2(b, a, dim)
+			back = make([]int32, len(bn))
+			for t, n := range bn {
+				back[t] = n.Best
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(nn) != len(a)/dim {
+	if len(nn) != len(a)/dim || (mutual && len(back) != len(b)/dim) {
 		return nil, errors.New("matcher returned the wrong number of neighbours")
-	}
-	var back []Neighbors
-	if mutual {
-		if back, err = m.Nearest2(b, a, dim); err != nil {
-			return nil, err
-		}
 	}
 	thr := 1 / (ratio * ratio)
 	var out []Match
@@ -208,7 +226,7 @@ func matchPair(a, b []float32, dim int, m Matcher, ratio float64, mutual bool) (
 		if n.Best < 0 || !(thr*float64(n.D1) < float64(n.D2)) {
 			continue
 		}
-		if mutual && back[n.Best].Best != int32(q) {
+		if mutual && back[n.Best] != int32(q) {
 			continue
 		}
 		r := float32(0)

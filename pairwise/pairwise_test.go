@@ -123,3 +123,58 @@ func TestMatchAllAndProblem(t *testing.T) {
 		t.Errorf("ratio 1.2 accepted: %v", err)
 	}
 }
+
+// mutualBF is BruteForce with the one-search cross-check of MutualMatcher,
+// computed the slow way; short makes back one entry short.
+type mutualBF struct{ short bool }
+
+func (mutualBF) Nearest2(q, t []float32, dim int) ([]Neighbors, error) {
+	return BruteForce{}.Nearest2(q, t, dim)
+}
+
+func (m mutualBF) Nearest2Mutual(q, t []float32, dim int) ([]Neighbors, []int32, error) {
+	nn, _ := BruteForce{}.Nearest2(q, t, dim)
+	bn, _ := BruteForce{}.Nearest2(t, q, dim)
+	back := make([]int32, len(bn))
+	for i, n := range bn {
+		back[i] = n.Best
+	}
+	if m.short {
+		back = back[1:]
+	}
+	return nn, back, nil
+}
+
+func TestMutualMatcherPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, b := make([]float32, 200*8), make([]float32, 150*8)
+	for i := range a {
+		a[i] = rng.Float32()
+	}
+	for i := range b {
+		b[i] = rng.Float32()
+	}
+	for _, c := range []struct {
+		name string
+		m    Matcher
+		err  bool
+	}{{"two searches", BruteForce{}, false}, {"one search", mutualBF{}, false}, {"short back", mutualBF{short: true}, true}} {
+		got, err := matchPair(a, b, 8, c.m, 0.9, true)
+		if c.err {
+			if err == nil {
+				t.Errorf("%s: no error", c.name)
+			}
+			continue
+		}
+		want, _ := matchPair(a, b, 8, BruteForce{}, 0.9, true)
+		plain, _ := matchPair(a, b, 8, BruteForce{}, 0.9, false)
+		if err != nil || len(got) != len(want) || len(got) == 0 || len(got) >= len(plain) {
+			t.Fatalf("%s: %d matches (%v), want %d of %d unchecked", c.name, len(got), err, len(want), len(plain))
+		}
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("%s: match %d %+v, want %+v", c.name, k, got[k], want[k])
+			}
+		}
+	}
+}

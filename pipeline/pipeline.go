@@ -76,9 +76,10 @@ type Options struct {
 	Weighted bool
 	// Clear configures the solve.
 	Clear clear.Options
-	// Matcher finds nearest descriptors; nil means OpenCV's brute-force
-	// matcher (features.CVMatcher), or the exact pure-Go pairwise.BruteForce
-	// in a build without cgo.
+	// Matcher finds nearest descriptors; nil means the BLAS matcher
+	// (features.BLASMatcher: exactly pairwise.BruteForce's answer, about
+	// 3x faster per core than OpenCV's brute-force matcher), or
+	// pairwise.BruteForce itself in a build without cgo.
 	Matcher pairwise.Matcher
 	// Estimator fits two-view models; nil means OpenCV's MAGSAC++
 	// (features.CVEstimator).
@@ -342,7 +343,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	mo.Workers = opts.Workers
 	mo.Progress = stageProgress(opts.Progress, StageMatch)
 	var err error
-	var matcher pairwise.Matcher = features.CVMatcher{}
+	var matcher pairwise.Matcher = features.BLASMatcher{}
 	if opts.Matcher != nil {
 		matcher = opts.Matcher
 	} else if !features.OpenCV {

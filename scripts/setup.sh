@@ -6,6 +6,8 @@
 # System packages (Debian 12 / Ubuntu):
 #   libopencv-dev  OpenCV 4.6 headers and libraries for gocv v0.31.0 (features/)
 #   pkg-config     how gocv's cgo flags find OpenCV
+#   libopenblas-dev  OpenBLAS, the optimized BLAS whose sgemm the matcher's
+#                  products run on (features/nn.c)
 #   colmap         COLMAP 3.8, the SfM engine the tests hand database.db to
 #                  (a test dependency; clearmatch itself never runs it).
 #                  Headless use needs QT_QPA_PLATFORM=offscreen.
@@ -18,6 +20,10 @@ have_opencv() {
 	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists opencv4
 }
 
+have_openblas() {
+	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists openblas
+}
+
 have_colmap() {
 	[ "${SETUP_NO_COLMAP:-}" = 1 ] || command -v colmap >/dev/null 2>&1
 }
@@ -28,6 +34,7 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 have_opencv || packages+=(libopencv-dev pkg-config)
+have_openblas || packages+=(libopenblas-dev pkg-config)
 have_colmap || packages+=(colmap)
 if [ ${#packages[@]} -eq 0 ]; then
 	exit 0
@@ -40,7 +47,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
 	echo "setup: missing ${packages[*]} and this is not a Debian/Ubuntu system;" >&2
-	echo "setup: install OpenCV 4.6 development files, pkg-config and COLMAP 3.8, then retry." >&2
+	echo "setup: install OpenCV 4.6 and OpenBLAS development files, pkg-config and COLMAP 3.8, then retry." >&2
 	exit 1
 fi
 
@@ -50,6 +57,10 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 if ! have_opencv; then
 	echo "setup: installed ${packages[*]} but pkg-config still cannot find opencv4" >&2
+	exit 1
+fi
+if ! have_openblas; then
+	echo "setup: installed ${packages[*]} but pkg-config still cannot find openblas" >&2
 	exit 1
 fi
 if ! have_colmap; then

@@ -1,0 +1,218 @@
+// Exact two-nearest-neighbour search from sgemm; see nn.h.
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "nn.h"
+
+extern void openblas_set_num_threads(int);
+
+void cm_blas_single_thread(void) { openblas_set_num_threads(1); }
+
+static const char *nn_error(const char *msg) {
+	char *s = malloc(strlen(msg) + 1);
+	if (s) strcpy(s, msg);
+	return s;
+}
+
+// sqdist is pairwise.sqDist, operation for operation, so that the rescored
+// distances are bit-identical to the pure-Go reference.
+static float sqdist(const float *a, const float *b, int dim) {
+	float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	int i = 0;
+	for (; i + 4 <= dim; i += 4) {
+		float e0 = a[i] - b[i], e1 = a[i + 1] - b[i + 1], e2 = a[i + 2] - b[i + 2],
+		      e3 = a[i + 3] - b[i + 3];
+		s0 += e0 * e0;
+		s1 += e1 * e1;
+		s2 += e2 * e2;
+		s3 += e3 * e3;
+	}
+	for (; i < dim; i++) {
+		float e = a[i] - b[i];
+		s0 += e * e;
+	}
+	return (s0 + s1) + (s2 + s3);
+}
+
+// One train row's candidates for its nearest query row: (query row, the
+// approximate value qn - 2 q·t) pairs with the value within the margin of
+// the running minimum.
+typedef struct {
+	int32_t *row;
+	float *val;
+	int n, cap;
+	float min;
+} column;
+
+// column_add appends (row, v); margin is the column's rescoring margin.
+static int column_add(column *c, int32_t row, float v, float margin) {
+	if (c->n == c->cap) {
+		// Drop what the running minimum has since ruled out, then grow.
+		int k = 0;
+		for (int i = 0; i < c->n; i++) {
+			if (c->val[i] <= c->min + margin) {
+				c->row[k] = c->row[i];
+				c->val[k] = c->val[i];
+				k++;
+			}
+		}
+		c->n = k;
+		if (c->n == c->cap) {
+			int cap = c->cap ? 2 * c->cap : 4;
+			int32_t *r = realloc(c->row, (size_t)cap * sizeof *r);
+			if (!r) return 0;
+			c->row = r;
+			float *w = realloc(c->val, (size_t)cap * sizeof *w);
+			if (!w) return 0;
+			c->val = w;
+			c->cap = cap;
+		}
+	}
+	c->row[c->n] = row;
+	c->val[c->n] = v;
+	c->n++;
+	return 1;
+}
+
+const char *cm_nearest2(const float *q, int nq, const float *t, int nt, int dim, int tile,
+                        int32_t *best, int32_t *second, float *d1, float *d2, int32_t *back) {
+	if (nq <= 0 || nt <= 0 || dim <= 0) return nn_error("cm_nearest2: empty input");
+	if (tile <= 0) tile = 256;
+	if (tile > nq) tile = nq;
+	const char *err = NULL;
+	float *prod = malloc((size_t)tile * nt * sizeof *prod);
+	float *qn = malloc((size_t)nq * sizeof *qn);
+	float *tn = malloc((size_t)nt * sizeof *tn);
+	double *qlen = malloc((size_t)nq * sizeof *qlen);
+	double *tlen = malloc((size_t)nt * sizeof *tlen);
+	column *cols = back ? calloc((size_t)nt, sizeof *cols) : NULL;
+	// Per train row: the rescoring margin, and the running minimum plus it.
+	float *cmargin = back ? malloc((size_t)nt * sizeof *cmargin) : NULL;
+	float *cthr = back ? malloc((size_t)nt * sizeof *cthr) : NULL;
+	if (!prod || !qn || !tn || !qlen || !tlen || (back && (!cols || !cmargin || !cthr))) {
+		err = nn_error("cm_nearest2: out of memory");
+		goto done;
+	}
+	// Norms, and the largest of each side for the error bound.
+	double qmax = 0, tmax = 0;
+	for (int i = 0; i < nq; i++) {
+		double s = 0;
+		for (int k = 0; k < dim; k++) s += (double)q[(size_t)i * dim + k] * q[(size_t)i * dim + k];
+		qn[i] = (float)s;
+		qlen[i] = sqrt(s);
+		if (qlen[i] > qmax) qmax = qlen[i];
+	}
+	for (int j = 0; j < nt; j++) {
+		double s = 0;
+		for (int k = 0; k < dim; k++) s += (double)t[(size_t)j * dim + k] * t[(size_t)j * dim + k];
+		tn[j] = (float)s;
+		tlen[j] = sqrt(s);
+		if (tlen[j] > tmax) tmax = tlen[j];
+	}
+	// Rounding: a float32 dot product of dim terms is within dim·u·|x||y|
+	// of the real one in any summation order (u = 2^-24), the reference's
+	// squared distance within (dim+3)·u·d², d² ≤ (|x|+|y|)², and the few
+	// additions around them add a few u more. The bound below is twice the
+	// sum of both errors, so a row the bound does not exclude is rescored.
+	const double c = 4.0 * (dim + 8) * ldexp(1.0, -24);
+	for (int j = 0; j < nt && cols; j++) {
+		cols[j].min = INFINITY;
+		cmargin[j] = (float)(2 * c * (qmax + tlen[j]) * (qmax + tlen[j]));
+		cthr[j] = INFINITY;
+	}
+	for (int r0 = 0; r0 < nq; r0 += tile) {
+		int m = nq - r0 < tile ? nq - r0 : tile;
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, nt, dim, -2.0f,
+		            q + (size_t)r0 * dim, dim, t, dim, 0.0f, prod, nt);
+		for (int r = 0; r < m; r++) {
+			int i = r0 + r;
+			const float *row = prod + (size_t)r * nt;
+			// The two smallest approximate values tn + (-2 q·t); the
+			// query's own norm is the same for every train row.
+			float v1 = INFINITY, v2 = INFINITY;
+			for (int j = 0; j < nt; j++) {
+				float v = tn[j] + row[j];
+				if (v < v2) {
+					if (v < v1) {
+						v2 = v1;
+						v1 = v;
+					} else {
+						v2 = v;
+					}
+				}
+			}
+			double e = c * (qlen[i] + tmax) * (qlen[i] + tmax);
+			float thr = nt == 1 ? INFINITY : (float)((double)v2 + 2 * e);
+			int32_t b1 = -1, b2 = -1;
+			float e1 = INFINITY, e2 = INFINITY;
+			const float *qi = q + (size_t)i * dim;
+			for (int j = 0; j < nt; j++) {
+				if (!(tn[j] + row[j] <= thr)) continue;
+				float d = sqdist(qi, t + (size_t)j * dim, dim);
+				if (d < e1) {
+					b2 = b1;
+					e2 = e1;
+					b1 = j;
+					e1 = d;
+				} else if (d < e2) {
+					b2 = j;
+					e2 = d;
+				}
+			}
+			best[i] = b1;
+			second[i] = b2;
+			d1[i] = e1;
+			d2[i] = e2;
+			if (!cols) continue;
+			float qi2 = qn[i];
+			for (int j = 0; j < nt; j++) {
+				float v = qi2 + row[j];
+				if (!(v <= cthr[j])) continue;
+				column *cj = &cols[j];
+				if (v < cj->min) {
+					cj->min = v;
+					cthr[j] = v + cmargin[j];
+				}
+				if (!column_add(cj, i, v, cmargin[j])) {
+					err = nn_error("cm_nearest2: out of memory");
+					goto done;
+				}
+			}
+		}
+	}
+	for (int j = 0; j < nt && cols; j++) {
+		column *cj = &cols[j];
+		float margin = cmargin[j];
+		int32_t b = -1;
+		float eb = INFINITY;
+		for (int k = 0; k < cj->n; k++) {
+			if (!(cj->val[k] <= cj->min + margin)) continue;
+			float d = sqdist(t + (size_t)j * dim, q + (size_t)cj->row[k] * dim, dim);
+			if (d < eb || (d == eb && cj->row[k] < b)) {
+				b = cj->row[k];
+				eb = d;
+			}
+		}
+		back[j] = b;
+	}
+done:
+	if (cols) {
+		for (int j = 0; j < nt; j++) {
+			free(cols[j].row);
+			free(cols[j].val);
+		}
+		free(cols);
+	}
+	free(cmargin);
+	free(cthr);
+	free(prod);
+	free(qn);
+	free(tn);
+	free(qlen);
+	free(tlen);
+	return err;
+}
