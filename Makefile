@@ -37,7 +37,7 @@ test: setup-test
 # cgo (clear, eval, datasets, pairwise, export, pipeline, imagefile) build and pass with
 # CGO_ENABLED=0. The
 # matprofile run above fails if any gocv Mat is left open.
-PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise export pipeline imagefile))
+PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise export pipeline imagefile retrieval))
 test-pure:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/clearmatch
 	CGO_ENABLED=0 $(GO) build $(PURE)

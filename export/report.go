@@ -25,6 +25,22 @@ type PairReport struct {
 	Consistent int    `json:"consistent_matches"`
 }
 
+// PairSelection says how the pairs were chosen: the mode (auto
+// resolved) and, per source (exhaustive, sequential, retrieval,
+// completion, given), the pairs it proposed, those matched on its account
+// (a pair proposed twice counts for the first source) and those verified.
+type PairSelection struct {
+	Mode    string                 `json:"mode"`
+	Sources map[string]SourceCount `json:"sources"`
+}
+
+// SourceCount is one source's pairs in PairSelection.
+type SourceCount struct {
+	Considered int `json:"considered"`
+	Matched    int `json:"matched"`
+	Verified   int `json:"verified"`
+}
+
 // Report is report.json of `clearmatch match`.
 type Report struct {
 	Images            int                          `json:"images"`
@@ -42,6 +58,7 @@ type Report struct {
 	Tracks            int                          `json:"tracks"`
 	ConsistentMatches int                          `json:"consistent_matches"`
 	CacheHits         int                          `json:"cache_hits"`
+	PairSelection     PairSelection                `json:"pair_selection"`
 	Pairs             []PairReport                 `json:"pairs"`
 	TimingSeconds     map[string]float64           `json:"timing_s"`
 }
@@ -56,7 +73,7 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
 		Tracks: len(t.Tracks), ConsistentMatches: len(ms), CacheHits: r.CacheHits,
 		TimingSeconds: map[string]float64{
-			"extract": r.Timing.Extract.Seconds(), "match": r.Timing.Match.Seconds(),
+			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(),
 		},
 	}
@@ -78,7 +95,23 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		c := r.CountVerification()
 		rep.Verification = &c
 	}
-	for _, p := range r.Matches {
+	rep.PairSelection = PairSelection{Mode: r.PairMode, Sources: map[string]SourceCount{}}
+	for src, n := range r.PairsConsidered {
+		c := rep.PairSelection.Sources[src]
+		c.Considered = n
+		rep.PairSelection.Sources[src] = c
+	}
+	for k, p := range r.Matches {
+		src := ""
+		if k < len(r.PairSources) {
+			src = r.PairSources[k]
+		}
+		c := rep.PairSelection.Sources[src]
+		c.Matched++
+		if v := byPair[[2]int{p.I, p.J}]; v != nil && v.Model != pairwise.NoModel {
+			c.Verified++
+		}
+		rep.PairSelection.Sources[src] = c
 		rep.RatioMatches += len(p.Matches)
 		pr := PairReport{A: r.Images[p.I].Name, B: r.Images[p.J].Name, Matches: len(p.Matches), Consistent: consistent[[2]int{p.I, p.J}]}
 		if v := byPair[[2]int{p.I, p.J}]; v != nil {

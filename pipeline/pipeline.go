@@ -27,12 +27,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/retrieval"
 )
 
 // Stage names, as reported to Progress and in Timing.
@@ -60,8 +62,12 @@ type Options struct {
 	// RootSIFT matches RootSIFT descriptors (Arandjelović and Zisserman,
 	// 2012), computed from SIFT before matching, so the cache is shared.
 	RootSIFT bool
-	// Match selects the pairs and the ratio test (Workers and Progress are
-	// set by the pipeline).
+	// Pairs chooses the image pairs to match (the zero value: every
+	// pair). Match.Pairs, when set, overrides it; Match.Window limits
+	// exhaustive matching.
+	Pairs PairOptions
+	// Match configures the ratio test (Workers, Progress and the pair list
+	// are set by the pipeline).
 	Match pairwise.Options
 	// Verify turns on geometric verification and guided matching, with
 	// the options in Verification.
@@ -119,6 +125,7 @@ func DefaultOptions() Options {
 		// observations and better camera positions (README).
 		Features:     features.Options{ContrastThreshold: 0.02},
 		RootSIFT:     true,
+		Pairs:        PairOptions{Mode: PairsAuto, Rounds: 2},
 		Match:        pairwise.Options{Ratio: 0.8},
 		Verify:       true,
 		Verification: pairwise.VerifyOptions{NoGuided: true, PlanarKeepsF: true},
@@ -134,6 +141,7 @@ func DefaultOptions() Options {
 func BenchmarkOptions() Options {
 	o := DefaultOptions()
 	o.Verification.NoGuided, o.Verification.PlanarKeepsF = false, false
+	o.Pairs = PairOptions{Mode: PairsExhaustive} // the benchmarks match every pair
 	return o
 }
 
@@ -165,7 +173,8 @@ func (s Skipped) Message() string {
 
 // Timing holds the wall time of each stage.
 type Timing struct {
-	Extract, Match, Verify, Solve time.Duration
+	// Select is pair selection (the retrieval index; 0 otherwise).
+	Extract, Select, Match, Verify, Solve time.Duration
 }
 
 // Result is the output of every stage.
@@ -179,9 +188,17 @@ type Result struct {
 	// CacheError, when not nil, is why the feature cache was turned off
 	// part-way (the run went on without it).
 	CacheError error
-	// Matches are the ratio-test matches of every pair matched.
+	// Matches are the ratio-test matches of every pair matched, sorted
+	// by pair.
 	Matches []pairwise.Pair
-	// Verified holds the verification of every pair (nil when
+	// PairMode is how the pairs were chosen (auto resolved: exhaustive,
+	// sequential, retrieval, or "given" for Match.Pairs), PairSources
+	// which source proposed each pair of Matches first, and
+	// PairsConsidered how many pairs each source proposed in all.
+	PairMode        string
+	PairSources     []string
+	PairsConsidered map[string]int
+	// Verified holds the verification of every pair, in Matches' order (nil when
 	// verification is off): model, matrix, counts and verified matches.
 	Verified []pairwise.Verified
 	// PixelThreshold is the largest model error of a verified match, in
@@ -328,6 +345,9 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			return nil, err
 		}
 	}
+	if err := opts.Pairs.validate(); err != nil {
+		return nil, err
+	}
 	r := &Result{Images: images, Sets: sets}
 	desc := make([][]float32, len(sets))
 	counts := make([]int, len(sets))
@@ -338,25 +358,16 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			features.RootSIFT(desc[i])
 		}
 	}
-	t0 := time.Now()
-	mo := opts.Match
-	mo.Workers = opts.Workers
-	mo.Progress = stageProgress(opts.Progress, StageMatch)
-	var err error
 	var matcher pairwise.Matcher = features.BLASMatcher{}
 	if opts.Matcher != nil {
 		matcher = opts.Matcher
 	} else if !features.OpenCV {
 		matcher = pairwise.BruteForce{}
 	}
-	if r.Matches, err = pairwise.MatchAll(ctx, desc, features.DescSize, matcher, mo); err != nil {
-		return nil, err
-	}
-	r.Timing.Match = time.Since(t0)
-
+	var views []pairwise.View
+	var est pairwise.Estimator = features.CVEstimator{}
 	if opts.Verify {
-		t1 := time.Now()
-		views := make([]pairwise.View, len(sets))
+		views = make([]pairwise.View, len(sets))
 		for i, s := range sets {
 			views[i] = pairwise.View{Desc: desc[i], Camera: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
 			views[i].Points = make([]pairwise.Point, s.Len())
@@ -364,14 +375,10 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 				views[i].Points[k] = pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
 			}
 		}
-		vo := opts.Verification
-		vo.Workers = opts.Workers
-		vo.Progress = stageProgress(opts.Progress, StageVerify)
-		var est pairwise.Estimator = features.CVEstimator{}
 		if opts.Estimator != nil {
 			est = opts.Estimator
 		}
-		r.PixelThreshold = vo.Threshold
+		r.PixelThreshold = opts.Verification.Threshold
 		if r.PixelThreshold == 0 {
 			r.PixelThreshold = pairwise.DefaultVerifyThreshold
 		}
@@ -379,11 +386,82 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		for i := range views {
 			r.PixelScale[i] = views[i].PixelScale
 		}
-		if r.Verified, err = pairwise.Verify(ctx, views, features.DescSize, r.Matches, est, vo); err != nil {
+	}
+
+	// Pair selection, then matching and verification, in rounds when
+	// retrieval's transitive completion proposes more pairs.
+	t0 := time.Now()
+	sel, err := selectPairs(ctx, r, desc, matcher, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Timing.Select = time.Since(t0)
+	tried := map[[2]int]bool{}
+	source := map[[2]int]string{}
+	batch := sel.pairs
+	for round := 0; len(batch) > 0; round++ {
+		for _, p := range batch {
+			tried[p] = true
+		}
+		for k, p := range batch {
+			if _, ok := source[p]; !ok {
+				source[p] = sel.source[k]
+			}
+		}
+		t1 := time.Now()
+		mo := opts.Match
+		mo.Workers = opts.Workers
+		mo.Progress = stageProgress(opts.Progress, StageMatch)
+		mo.Pairs, mo.Window = batch, 0
+		ms, err := pairwise.MatchAll(ctx, desc, features.DescSize, matcher, mo)
+		if err != nil {
 			return nil, err
 		}
-		r.Timing.Verify = time.Since(t1)
+		r.Matches = append(r.Matches, ms...)
+		r.Timing.Match += time.Since(t1)
+		if !opts.Verify {
+			break
+		}
+		t2 := time.Now()
+		vo := opts.Verification
+		vo.Workers = opts.Workers
+		vo.Progress = stageProgress(opts.Progress, StageVerify)
+		vs, err := pairwise.Verify(ctx, views, features.DescSize, ms, est, vo)
+		if err != nil {
+			return nil, err
+		}
+		r.Verified = append(r.Verified, vs...)
+		r.Timing.Verify += time.Since(t2)
+		if sel.index == nil || round >= opts.Pairs.Rounds {
+			break
+		}
+		var good [][2]int
+		for _, v := range r.Verified {
+			if v.Model != pairwise.NoModel {
+				good = append(good, [2]int{v.I, v.J})
+			}
+		}
+		batch = retrieval.Complete(len(sets), good, tried, opts.Pairs.k(), sel.index.Similarity, sel.keep(opts.Pairs.minRelative()))
+		sel.source = make([]string, len(batch))
+		for k := range sel.source {
+			sel.source[k] = SourceCompletion
+		}
+		sel.considered[SourceCompletion] += len(batch)
 	}
+	order := func(i, j, k, l int) int {
+		if i != k {
+			return i - k
+		}
+		return j - l
+	}
+	slices.SortFunc(r.Matches, func(a, b pairwise.Pair) int { return order(a.I, a.J, b.I, b.J) })
+	slices.SortFunc(r.Verified, func(a, b pairwise.Verified) int { return order(a.I, a.J, b.I, b.J) })
+	r.PairMode = sel.mode
+	r.PairSources = make([]string, len(r.Matches))
+	for k, m := range r.Matches {
+		r.PairSources[k] = source[[2]int{m.I, m.J}]
+	}
+	r.PairsConsidered = sel.considered
 
 	if r.Problem, err = pairwise.Problem(counts, r.Pairs(), opts.Weighted); err != nil {
 		return nil, err

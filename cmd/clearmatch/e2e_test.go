@@ -142,6 +142,9 @@ func TestMatchBadFolder(t *testing.T) {
 		{[]string{"match", dir, "-out", out, "-max-features", "-3"}, "negative"},
 		{[]string{"match", "-out", out}, "no images"},
 		{[]string{"match", dir, "-out", out, "-export", "bundler"}, "-export"},
+		{[]string{"match", dir, "-out", out, "-pairs", "retreival"}, `-pairs "retreival": not auto, exhaustive, sequential, retrieval, nor a file`},
+		{[]string{"match", dir, "-out", out, "-retrieval-k", "0"}, "-retrieval-k 0"},
+		{[]string{"match", dir, "-out", out, "-completion-rounds", "-1"}, "-completion-rounds -1"},
 	} {
 		if code, _, stderr := runCmd(t, "", tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)

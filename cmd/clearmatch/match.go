@@ -22,13 +22,17 @@ import (
 
 const matchUsage = `match [flags] DIR|IMAGE... -out OUTDIR
 
-The main job for image folders: SIFT features (cached), all-pairs ratio
-matching (RootSIFT, ratio 0.8), geometric verification of every pair (H, F,
-or E with -intrinsics; MAGSAC++) with guided matching, CLEAR on the verified
-graph, then writes into OUTDIR:
+The main job for image folders: SIFT features (cached), pair selection
+(-pairs auto: every pair up to 2k+1 images, above that each image with its
+-retrieval-k most similar by a vocabulary trained on the folder, plus
+transitive completion and, for numbered names, sequential pairs), ratio
+matching (RootSIFT, ratio 0.8, exact, on OpenBLAS), geometric verification
+of every pair (H, F, or E with -intrinsics; MAGSAC++; -guided adds guided
+matches), CLEAR on the verified graph, then writes into OUTDIR:
   tracks.json   every track (universe item) with at least -min-track observations
   matches.csv   the consistent pairwise matches: image_a,kp_a,image_b,kp_b
-  report.json   images, features, per-pair model and inliers, universe, timing
+  report.json   images, features, pair selection (pairs considered, matched and
+                verified per source), per-pair model and inliers, universe, timing
   overlays/     keypoints coloured by track per image, and match pictures for
                 the -overlay-pairs pairs (default: each image with the next)
   colmap/       with -export colmap: database.db, which colmap mapper reads
@@ -37,8 +41,8 @@ graph, then writes into OUTDIR:
                 F/E/H), and the text formats features/IMAGE.txt for
                 feature_importer and matches.txt for matches_importer
                 --match_type raw
--verify=false -ratio 0.8165 -rootsift=false -max-component 0 is the CLEAR
-paper's protocol. Keypoint coordinates are 0-based pixels with pixel centres at
+-verify=false -ratio 0.8165 -rootsift=false -max-component 0 -pairs exhaustive
+is the CLEAR paper's protocol. Keypoint coordinates are 0-based pixels with pixel centres at
 integers (OpenCV); the COLMAP export adds 0.5. Unreadable images are skipped
 with a warning (-strict: an error); fewer than two usable images is an error.
 Exit codes: 0 success, 1 failure, 2 bad usage, 130 interrupted.`
@@ -65,7 +69,10 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&p.Match.Mutual, "mutual", false, "keep only mutual nearest neighbours (cross-check)")
 	fs.BoolVar(&p.Weighted, "weighted", false, "weight associations by 1 - d1/d2 (weighted CLEAR input)")
 	fs.IntVar(&p.Match.Window, "window", 0, "match only images at most this far apart in order (video); 0: all pairs")
-	fs.StringVar(&o.pairsFile, "pairs", "", "file listing the image pairs to match, one \"name_a name_b\" per line")
+	fs.StringVar(&o.pairsFile, "pairs", pipeline.PairsAuto, "pairs to match: auto (exhaustive up to 2k+1 images, retrieval above, plus sequential for numbered names), exhaustive, sequential, retrieval, or a file listing \"name_a name_b\" per line (write ./auto for a file of that name)")
+	fs.IntVar(&p.Pairs.K, "retrieval-k", 25, "retrieval: match each image with its k most similar images")
+	fs.IntVar(&p.Pairs.Overlap, "sequential-overlap", 10, "sequential: match each image with the next n (and quadratically farther)")
+	fs.IntVar(&p.Pairs.Rounds, "completion-rounds", p.Pairs.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C)")
 	fs.IntVar(&p.Features.MaxFeatures, "max-features", 0, "keep the best N SIFT features per image (0: all)")
 	fs.Float64Var(&p.Features.ContrastThreshold, "contrast", p.Features.ContrastThreshold, "SIFT contrast threshold (OpenCV's default is 0.04)")
 	fs.Float64Var(&p.Features.EdgeThreshold, "edge", 10, "SIFT edge threshold")
@@ -126,7 +133,10 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if o.pairsFile != "" {
+	switch o.pairsFile {
+	case pipeline.PairsAuto, pipeline.PairsExhaustive, pipeline.PairsSequential, pipeline.PairsRetrieval:
+		o.pipe.Pairs.Mode = o.pairsFile
+	default:
 		if o.pipe.Match.Pairs, err = readPairsFile(o.pairsFile, pipeline.Names(images)); err != nil {
 			return err
 		}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -28,6 +30,8 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-max-pixels %d: want a positive number of pixels", p.Features.MaxPixels)
 	case p.Features.MaxFeatures < 0 || p.Features.MaxDim < 0 || p.Workers < 0 || p.Match.Window < 0 || o.universe < 0 || p.Verification.MinInliers < 0:
 		return usagef("negative sizes are not allowed")
+	case p.Pairs.K < 1 || p.Pairs.Overlap < 1 || p.Pairs.Rounds < 0:
+		return usagef("-retrieval-k %d, -sequential-overlap %d: want at least 1; -completion-rounds %d: want 0 or more", p.Pairs.K, p.Pairs.Overlap, p.Pairs.Rounds)
 	case o.minTrack < 2:
 		return usagef("-min-track %d: want at least 2", o.minTrack)
 	case !(p.Features.ContrastThreshold > 0) || !(p.Features.EdgeThreshold > 0):
@@ -105,6 +109,9 @@ func parseOverlayPairs(s string, n int) ([][2]int, error) {
 
 func readPairsFile(path string, names []string) ([][2]int, error) {
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsRune(path, os.PathSeparator) {
+		return nil, usagef("-pairs %q: not auto, exhaustive, sequential, retrieval, nor a file", path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +146,7 @@ func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []e
 	for _, p := range r.Matches {
 		ratio += len(p.Matches)
 	}
-	fmt.Fprintf(w, "images %d (%d skipped), features %d, pairs %d, ratio matches %d\n", len(r.Images), len(r.Skipped), features, len(r.Matches), ratio)
+	fmt.Fprintf(w, "images %d (%d skipped), features %d, pairs %d (%s), ratio matches %d\n", len(r.Images), len(r.Skipped), features, len(r.Matches), r.PairMode, ratio)
 	if r.Verified != nil {
 		c := r.CountVerification()
 		fmt.Fprintf(w, "verified pairs %d of %d (H %d, F %d, E %d; %d planar), verified matches %d (%d guided)\n",

@@ -1,0 +1,193 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/retrieval"
+)
+
+// Pair selection modes and sources.
+const (
+	PairsAuto       = "auto"
+	PairsExhaustive = "exhaustive"
+	PairsSequential = "sequential"
+	PairsRetrieval  = "retrieval"
+	// PairsGiven is the mode and source of pairs listed in Match.Pairs.
+	PairsGiven = "given"
+	// SourceCompletion marks pairs proposed by transitive completion.
+	SourceCompletion = "completion"
+)
+
+// PairOptions choose the image pairs to match.
+type PairOptions struct {
+	// Mode is exhaustive (every pair; "" too), sequential (each image with
+	// the next Overlap and, quadratically, the images 2^k ahead),
+	// retrieval (each image with its K most similar images by VLAD on a
+	// vocabulary trained on the images themselves, then Rounds of
+	// transitive completion) or auto: exhaustive while it tries no more
+	// pairs than retrieval would (n ≤ 2K+1 images), retrieval above, with
+	// sequential pairs added when the names are one numbered sequence.
+	Mode string
+	// K is retrieval's neighbours per image (0: 25). Completion proposes
+	// at most K pairs per image per round.
+	K int
+	// MinRelative drops a retrieval or completion candidate of an image
+	// that is less similar than MinRelative times the image's most similar
+	// image (0: 0.15). On a folder of three scenes every cross-scene
+	// similarity was below 0.1 times the best and every same-scene one
+	// above 0.2 (README); cross-scene pairs are where false verifications
+	// come from, and completion would spread them.
+	MinRelative float64
+	// Overlap is sequential's window (0: 10).
+	Overlap int
+	// Rounds of transitive completion after retrieval (A–B and B–C
+	// verified: try A–C); needs verification.
+	Rounds int
+	// Retrieval configures the vocabulary and codes.
+	Retrieval retrieval.Options
+}
+
+func (o PairOptions) k() int {
+	if o.K == 0 {
+		return 25
+	}
+	return o.K
+}
+
+func (o PairOptions) minRelative() float64 {
+	if o.MinRelative == 0 {
+		return 0.15
+	}
+	return o.MinRelative
+}
+
+func (o PairOptions) overlap() int {
+	if o.Overlap == 0 {
+		return 10
+	}
+	return o.Overlap
+}
+
+func (o PairOptions) validate() error {
+	switch o.Mode {
+	case "", PairsAuto, PairsExhaustive, PairsSequential, PairsRetrieval:
+	default:
+		return fmt.Errorf("pipeline: pair selection %q is not auto, exhaustive, sequential or retrieval", o.Mode)
+	}
+	if !(o.MinRelative >= 0 && o.MinRelative < 1) {
+		return fmt.Errorf("pipeline: relative similarity floor %v is not in [0, 1)", o.MinRelative)
+	}
+	if o.K < 0 || o.Overlap < 0 || o.Rounds < 0 {
+		return fmt.Errorf("pipeline: negative pair selection option (k %d, overlap %d, rounds %d)", o.K, o.Overlap, o.Rounds)
+	}
+	return nil
+}
+
+// AutoMode is the mode auto resolves to for n images with the given names.
+func (o PairOptions) AutoMode(names []string) string {
+	n := len(names)
+	if n <= 2*o.k()+1 {
+		return PairsExhaustive
+	}
+	if retrieval.Numbered(names) {
+		return PairsRetrieval + "+" + PairsSequential
+	}
+	return PairsRetrieval
+}
+
+type selection struct {
+	mode       string
+	pairs      [][2]int
+	source     []string
+	considered map[string]int
+	index      *retrieval.Index
+	best       []float64 // each image's best similarity
+}
+
+// keep is the similarity floor for completion candidates.
+func (s *selection) keep(rel float64) func(i, j int) bool {
+	return func(i, j int) bool {
+		v := s.index.Similarity(i, j)
+		return v >= rel*s.best[i] || v >= rel*s.best[j]
+	}
+}
+
+// selectPairs chooses the first batch of pairs.
+func selectPairs(ctx context.Context, r *Result, desc [][]float32, m pairwise.Matcher, opts Options) (*selection, error) {
+	n := len(desc)
+	sel := &selection{considered: map[string]int{}}
+	add := func(src string, ps [][2]int) {
+		sel.considered[src] += len(ps)
+		seen := make(map[[2]int]bool, len(sel.pairs))
+		for _, p := range sel.pairs {
+			seen[p] = true
+		}
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				sel.pairs = append(sel.pairs, p)
+				sel.source = append(sel.source, src)
+			}
+		}
+	}
+	if opts.Match.Pairs != nil {
+		ps, err := opts.Match.PairList(n)
+		if err != nil {
+			return nil, err
+		}
+		sel.mode = PairsGiven
+		add(PairsGiven, ps)
+		return sel, nil
+	}
+	mode := opts.Pairs.Mode
+	if mode == "" {
+		mode = PairsExhaustive
+	}
+	if mode == PairsAuto {
+		mode = opts.Pairs.AutoMode(Names(r.Images))
+	}
+	sel.mode = mode
+	switch mode {
+	case PairsExhaustive:
+		ps, err := opts.Match.PairList(n)
+		if err != nil {
+			return nil, err
+		}
+		add(PairsExhaustive, ps)
+		return sel, nil
+	case PairsSequential:
+		add(PairsSequential, retrieval.Sequential(n, opts.Pairs.overlap()))
+		return sel, nil
+	}
+	ro := opts.Pairs.Retrieval
+	if ro.Workers == 0 {
+		ro.Workers = opts.Workers
+	}
+	x, err := retrieval.Build(ctx, desc, features.DescSize, m, ro)
+	if err != nil {
+		return nil, err
+	}
+	sel.index = x
+	add(PairsRetrieval, x.Pairs(opts.Pairs.k(), opts.Pairs.minRelative()))
+	sel.best = x.Best()
+	if mode != PairsRetrieval {
+		add(PairsSequential, retrieval.Sequential(n, opts.Pairs.overlap()))
+	}
+	sortSelection(sel)
+	return sel, nil
+}
+
+// sortSelection sorts the batch by pair, keeping each pair's source.
+func sortSelection(sel *selection) {
+	src := map[[2]int]string{}
+	for k, p := range sel.pairs {
+		src[p] = sel.source[k]
+	}
+	sel.pairs = retrieval.SortPairs(sel.pairs)
+	for k, p := range sel.pairs {
+		sel.source[k] = src[p]
+	}
+}

@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"context"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/retrieval"
+)
+
+// testRetrieval is a vocabulary small enough for 60 descriptors an image.
+var testRetrieval = retrieval.Options{Words: 8}
+
+func TestPairSelection(t *testing.T) {
+	imsA, setsA := views(6, 60, 1)
+	imsB, setsB := views(6, 60, 2)
+	for k := range imsB {
+		imsB[k].Name = string(rune('g' + k))
+		setsB[k].Image = imsB[k].Name
+	}
+	ims, sets := append(imsA, imsB...), append(setsA, setsB...)
+	scene := func(i int) int { return i / 6 }
+	base := DefaultOptions()
+	base.Matcher, base.Estimator = pairwise.BruteForce{}, identity{}
+	cases := []struct {
+		name      string
+		pairs     PairOptions
+		given     [][2]int
+		mode      string
+		matched   int
+		verified  int
+		crossOK   bool
+		wantSrcs  []string
+		wantError bool
+	}{
+		{name: "exhaustive", pairs: PairOptions{Mode: PairsExhaustive}, mode: PairsExhaustive, matched: 66, verified: 30, crossOK: true, wantSrcs: []string{PairsExhaustive}},
+		{name: "zero value is exhaustive", mode: PairsExhaustive, matched: 66, verified: 30, crossOK: true},
+		{name: "sequential", pairs: PairOptions{Mode: PairsSequential, Overlap: 2}, mode: PairsSequential, matched: 33, crossOK: true, wantSrcs: []string{PairsSequential}},
+		{name: "retrieval", pairs: PairOptions{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval}, mode: PairsRetrieval, verified: 30, wantSrcs: []string{PairsRetrieval, SourceCompletion}},
+		{name: "auto above 2k+1", pairs: PairOptions{Mode: PairsAuto, K: 5, Rounds: 2, Retrieval: testRetrieval}, mode: PairsRetrieval, verified: 30},
+		{name: "auto at 2k+1", pairs: PairOptions{Mode: PairsAuto, K: 6}, mode: PairsExhaustive, matched: 66, crossOK: true},
+		{name: "given", given: [][2]int{{3, 0}, {0, 7}}, mode: PairsGiven, matched: 2, crossOK: true, wantSrcs: []string{PairsGiven}},
+		{name: "bad mode", pairs: PairOptions{Mode: "all"}, wantError: true},
+		{name: "bad floor", pairs: PairOptions{MinRelative: 1}, wantError: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := base
+			o.Pairs, o.Match.Pairs = c.pairs, c.given
+			r, err := Match(context.Background(), ims, sets, o)
+			if c.wantError {
+				if err == nil {
+					t.Fatal("no error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.PairMode != c.mode {
+				t.Errorf("mode %q, want %q", r.PairMode, c.mode)
+			}
+			if c.matched > 0 && len(r.Matches) != c.matched {
+				t.Errorf("%d pairs matched, want %d", len(r.Matches), c.matched)
+			}
+			if len(r.PairSources) != len(r.Matches) || len(r.Verified) != len(r.Matches) {
+				t.Fatalf("%d sources, %d verified for %d pairs", len(r.PairSources), len(r.Verified), len(r.Matches))
+			}
+			verified := 0
+			for k, m := range r.Matches {
+				if k > 0 && (r.Matches[k-1].I > m.I || r.Matches[k-1].I == m.I && r.Matches[k-1].J >= m.J) {
+					t.Fatalf("pairs not sorted at %d", k)
+				}
+				if v := r.Verified[k]; v.I != m.I || v.J != m.J {
+					t.Fatalf("verified %d is (%d, %d), matches (%d, %d)", k, v.I, v.J, m.I, m.J)
+				}
+				if !c.crossOK && scene(m.I) != scene(m.J) {
+					t.Errorf("pair (%d, %d) across scenes", m.I, m.J)
+				}
+				if r.Verified[k].Model != pairwise.NoModel {
+					verified++
+				}
+			}
+			if c.verified > 0 && verified != c.verified {
+				t.Errorf("%d pairs verified, want %d", verified, c.verified)
+			}
+			for _, s := range c.wantSrcs {
+				if r.PairsConsidered[s] == 0 {
+					t.Errorf("source %s proposed nothing: %v", s, r.PairsConsidered)
+				}
+			}
+		})
+	}
+}

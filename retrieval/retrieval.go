@@ -1,0 +1,386 @@
+// Package retrieval chooses which image pairs to match in a large,
+// unordered folder: a visual vocabulary trained on the images' own
+// descriptors (nothing downloaded), one VLAD vector per image, and each
+// image's most similar images by the vectors' dot product.
+//
+// VLAD (Jégou et al., "Aggregating local descriptors into a compact image
+// representation", CVPR 2010), with the normalizations of Arandjelović and
+// Zisserman ("All about VLAD", CVPR 2013): each word's residual sum is
+// L2-normalized (intra-normalization), then every component is
+// square-rooted keeping its sign, then the whole vector is L2-normalized.
+// It was chosen over a vocabulary tree with a TF-IDF inverted file because
+// it needs only a small vocabulary (64 words by default, trained in a second
+// on a sample), its similarity is one matrix product, and on the mixed real
+// folder of the README it separates the scenes as cleanly; see the README
+// for the measurements.
+//
+// The package is pure Go; descriptor-to-word assignment goes through a
+// pairwise.Matcher, so the pipeline's BLAS matcher makes it fast where cgo
+// is available and pairwise.BruteForce serves without it.
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// Options configure Build. The zero value is the default.
+type Options struct {
+	// Words is the vocabulary size; 0 means 64. It shrinks to an eighth
+	// of the training sample when the images have few descriptors.
+	Words int
+	// Sample bounds the descriptors the vocabulary is trained on, taken
+	// evenly from every image; 0 means 65536.
+	Sample int
+	// Iterations of k-means; 0 means 10.
+	Iterations int
+	// Seed seeds k-means++; 0 means 1. The same seed gives the same
+	// vocabulary, codes and neighbours on any number of cores.
+	Seed uint64
+	// Workers bounds the images encoded at once; 0 means GOMAXPROCS.
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Words == 0 {
+		o.Words = 64
+	}
+	if o.Sample == 0 {
+		o.Sample = 65536
+	}
+	if o.Iterations == 0 {
+		o.Iterations = 10
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
+// Index holds the vocabulary and one VLAD code per image.
+type Index struct {
+	Dim   int
+	Words int
+	// Centers are the words, Words rows of Dim floats.
+	Centers []float32
+	// Codes are the images' VLAD vectors (Words·Dim floats, unit norm;
+	// all zero for an image without descriptors).
+	Codes [][]float32
+}
+
+// Build trains a vocabulary on a sample of desc (desc[i] holds image i's
+// descriptors, row-major, dim floats each) and encodes every image.
+func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, opts Options) (*Index, error) {
+	if dim <= 0 {
+		return nil, fmt.Errorf("retrieval: descriptor size %d", dim)
+	}
+	if opts.Words < 0 || opts.Sample < 0 || opts.Iterations < 0 || opts.Workers < 0 {
+		return nil, errors.New("retrieval: negative option")
+	}
+	o := opts.withDefaults()
+	total := 0
+	for i, d := range desc {
+		if len(d)%dim != 0 {
+			return nil, fmt.Errorf("retrieval: image %d has %d floats, not rows of %d", i, len(d), dim)
+		}
+		total += len(d) / dim
+	}
+	sample := sampleRows(desc, dim, o.Sample, total)
+	ns := len(sample) / dim
+	words := min(o.Words, max(1, ns/8))
+	if ns == 0 {
+		return nil, errors.New("retrieval: the images have no descriptors")
+	}
+	x := &Index{Dim: dim, Words: words}
+	var err error
+	if x.Centers, err = kmeans(ctx, sample, dim, words, o.Iterations, o.Seed, m); err != nil {
+		return nil, err
+	}
+	x.Codes = make([][]float32, len(desc))
+	errs := make([]error, len(desc))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Workers, max(1, len(desc))); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				x.Codes[i], errs[i] = x.encode(desc[i], m)
+			}
+		}()
+	}
+feed:
+	for i := range desc {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("retrieval: image %d: %w", i, err)
+		}
+	}
+	return x, nil
+}
+
+// sampleRows takes up to limit rows, evenly spaced within each image and
+// spread over the images in proportion to their sizes.
+func sampleRows(desc [][]float32, dim, limit, total int) []float32 {
+	var out []float32
+	for _, d := range desc {
+		n := len(d) / dim
+		take := n
+		if total > limit {
+			take = int(int64(n) * int64(limit) / int64(total))
+		}
+		for k := 0; k < take; k++ {
+			r := int(int64(k) * int64(n) / int64(take))
+			out = append(out, d[r*dim:(r+1)*dim]...)
+		}
+	}
+	return out
+}
+
+// kmeans clusters the rows of x into k centres: k-means++ seeding from
+// seed, then Lloyd iterations with the assignment by m. An empty cluster
+// takes the row farthest from its centre.
+func kmeans(ctx context.Context, x []float32, dim, k, iters int, seed uint64, m pairwise.Matcher) ([]float32, error) {
+	n := len(x) / dim
+	rng := rand.New(rand.NewPCG(seed, 0x636c6561726d6174))
+	c := make([]float32, 0, k*dim)
+	first := rng.IntN(n)
+	c = append(c, x[first*dim:(first+1)*dim]...)
+	d2 := make([]float64, n)
+	for i := range d2 {
+		d2[i] = sqDist(x[i*dim:(i+1)*dim], c[:dim])
+	}
+	for len(c) < k*dim {
+		sum := 0.0
+		for _, v := range d2 {
+			sum += v
+		}
+		pick := n - 1
+		if sum > 0 {
+			t := rng.Float64() * sum
+			for i, v := range d2 {
+				if t -= v; t < 0 {
+					pick = i
+					break
+				}
+			}
+		} else {
+			pick = rng.IntN(n)
+		}
+		row := x[pick*dim : (pick+1)*dim]
+		c = append(c, row...)
+		for i := range d2 {
+			d2[i] = min(d2[i], sqDist(x[i*dim:(i+1)*dim], row))
+		}
+	}
+	sums := make([]float64, k*dim)
+	counts := make([]int, k)
+	for it := 0; it < iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		nn, err := m.Nearest2(x, c, dim)
+		if err != nil {
+			return nil, err
+		}
+		clear(sums)
+		clear(counts)
+		far, farD := -1, -1.0
+		for i, nb := range nn {
+			w := int(nb.Best)
+			counts[w]++
+			for j := 0; j < dim; j++ {
+				sums[w*dim+j] += float64(x[i*dim+j])
+			}
+			if d := float64(nb.D1); d > farD {
+				far, farD = i, d
+			}
+		}
+		for w := 0; w < k; w++ {
+			if counts[w] == 0 {
+				copy(c[w*dim:(w+1)*dim], x[far*dim:(far+1)*dim])
+				continue
+			}
+			for j := 0; j < dim; j++ {
+				c[w*dim+j] = float32(sums[w*dim+j] / float64(counts[w]))
+			}
+		}
+	}
+	return c, nil
+}
+
+func sqDist(a, b []float32) float64 {
+	s := 0.0
+	for i := range a {
+		d := float64(a[i]) - float64(b[i])
+		s += d * d
+	}
+	return s
+}
+
+// encode computes one image's VLAD vector.
+func (x *Index) encode(desc []float32, m pairwise.Matcher) ([]float32, error) {
+	dim, k := x.Dim, x.Words
+	v := make([]float64, k*dim)
+	if len(desc) > 0 {
+		nn, err := m.Nearest2(desc, x.Centers, dim)
+		if err != nil {
+			return nil, err
+		}
+		for i, nb := range nn {
+			w := int(nb.Best)
+			for j := 0; j < dim; j++ {
+				v[w*dim+j] += float64(desc[i*dim+j]) - float64(x.Centers[w*dim+j])
+			}
+		}
+	}
+	for w := 0; w < k; w++ { // intra-normalization
+		normalize(v[w*dim : (w+1)*dim])
+	}
+	for j, a := range v { // signed square root
+		v[j] = math.Copysign(math.Sqrt(math.Abs(a)), a)
+	}
+	normalize(v)
+	out := make([]float32, len(v))
+	for j, a := range v {
+		out[j] = float32(a)
+	}
+	return out, nil
+}
+
+func normalize(v []float64) {
+	s := 0.0
+	for _, a := range v {
+		s += a * a
+	}
+	if s == 0 {
+		return
+	}
+	s = 1 / math.Sqrt(s)
+	for j := range v {
+		v[j] *= s
+	}
+}
+
+// Best returns each image's similarity to its most similar other image
+// (0 for a single image).
+func (x *Index) Best() []float64 {
+	out := make([]float64, len(x.Codes))
+	for i, nb := range x.Neighbors(1, 0) {
+		if len(nb) > 0 {
+			out[i] = x.Similarity(i, nb[0])
+		}
+	}
+	return out
+}
+
+// Similarity is the dot product of images i and j's codes, in [-1, 1].
+func (x *Index) Similarity(i, j int) float64 {
+	s := 0.0
+	for k, a := range x.Codes[i] {
+		s += float64(a) * float64(x.Codes[j][k])
+	}
+	return s
+}
+
+// Neighbors returns, for every image, the k other images most similar to
+// it, most similar first (the lower index first among equal
+// similarities), leaving out those less similar than rel times its most
+// similar image's similarity (rel 0 keeps all k). Similarities are
+// computed in blocks of rows, so memory stays a few blocks of the image
+// count.
+func (x *Index) Neighbors(k int, rel float64) [][]int {
+	n := len(x.Codes)
+	out := make([][]int, n)
+	if n == 0 || k <= 0 {
+		return out
+	}
+	d := len(x.Codes[0])
+	all := make([]float32, n*d)
+	for i, c := range x.Codes {
+		copy(all[i*d:], c)
+	}
+	const block = 128
+	sim := make([]float32, block*n)
+	idx := make([]int, n)
+	for r0 := 0; r0 < n; r0 += block {
+		rows := min(block, n-r0)
+		a := blas32.General{Rows: rows, Cols: d, Stride: d, Data: all[r0*d : (r0+rows)*d]}
+		b := blas32.General{Rows: n, Cols: d, Stride: d, Data: all}
+		c := blas32.General{Rows: rows, Cols: n, Stride: n, Data: sim[:rows*n]}
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c)
+		for r := 0; r < rows; r++ {
+			i := r0 + r
+			row := sim[r*n : (r+1)*n]
+			idx = idx[:0]
+			for j := 0; j < n; j++ {
+				if j != i {
+					idx = append(idx, j)
+				}
+			}
+			slices.SortStableFunc(idx, func(p, q int) int {
+				switch {
+				case row[p] > row[q]:
+					return -1
+				case row[p] < row[q]:
+					return 1
+				}
+				return p - q
+			})
+			keep := idx[:min(k, len(idx))]
+			for rel > 0 && len(keep) > 0 && float64(row[keep[len(keep)-1]]) < rel*float64(row[keep[0]]) {
+				keep = keep[:len(keep)-1]
+			}
+			out[i] = append([]int(nil), keep...)
+		}
+	}
+	return out
+}
+
+// Pairs returns the pairs (I < J, sorted) in which either image is among
+// the other's Neighbors(k, rel).
+func (x *Index) Pairs(k int, rel float64) [][2]int {
+	var out [][2]int
+	for i, nb := range x.Neighbors(k, rel) {
+		for _, j := range nb {
+			out = append(out, [2]int{min(i, j), max(i, j)})
+		}
+	}
+	return SortPairs(out)
+}
+
+// SortPairs sorts pairs and removes repeats.
+func SortPairs(p [][2]int) [][2]int {
+	slices.SortFunc(p, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	return slices.Compact(p)
+}
