@@ -76,6 +76,9 @@ type Options struct {
 	Workers int
 	// Progress, if set, is called after each pair (serialized).
 	Progress func(done, total int)
+	// OnPair, if set, receives each pair's matches as soon as they are
+	// done (from the workers, possibly at once).
+	OnPair func(Pair)
 }
 
 // PairList returns the image pairs opts selects among n images, I < J,
@@ -138,6 +141,9 @@ func MatchAll(ctx context.Context, desc [][]float32, dim int, m Matcher, opts Op
 		i, j := list[k][0], list[k][1]
 		out[k] = Pair{I: i, J: j}
 		out[k].Matches, errs[k] = matchPair(desc[i], desc[j], dim, m, ratio, opts.Mutual)
+		if errs[k] == nil && opts.OnPair != nil {
+			opts.OnPair(out[k])
+		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

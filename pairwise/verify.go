@@ -130,6 +130,10 @@ type VerifyOptions struct {
 	Workers int
 	// Progress, if set, is called after each pair (serialized).
 	Progress func(done, total int)
+	// OnPair, if set, receives each pair's result as soon as it is done
+	// (from the workers, possibly at once): the pipeline's pair cache
+	// stores it there, so an interrupted run keeps what it finished.
+	OnPair func(Verified)
 }
 
 // DefaultVerifyThreshold is VerifyOptions.Threshold's default, pixels.
@@ -225,6 +229,9 @@ func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estima
 			return
 		}
 		out[k], errs[k] = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o)
+		if errs[k] == nil && o.OnPair != nil {
+			o.OnPair(out[k])
+		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

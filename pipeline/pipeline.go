@@ -59,6 +59,10 @@ type Options struct {
 	Features features.Options
 	// CacheDir holds the feature cache (Run only); "" disables it.
 	CacheDir string
+	// PairCacheDir holds each pair's matches and verification, keyed by
+	// both images' features and the options, so an interrupted or
+	// extended run only does new work; "" disables it.
+	PairCacheDir string
 	// RootSIFT matches RootSIFT descriptors (Arandjelović and Zisserman,
 	// 2012), computed from SIFT before matching, so the cache is shared.
 	RootSIFT bool
@@ -123,7 +127,7 @@ func DefaultOptions() Options {
 		// (peak threshold 0.02/3) where OpenCV's 0.04 finds half; on
 		// sceaux-castle the denser set gave the mapper 1.9× the
 		// observations and better camera positions (README).
-		Features:     features.Options{ContrastThreshold: 0.02},
+		Features:     features.Options{ContrastThreshold: 0.02, MaxFeatures: DefaultMaxFeatures},
 		RootSIFT:     true,
 		Pairs:        PairOptions{Mode: PairsAuto, Rounds: 2},
 		Match:        pairwise.Options{Ratio: 0.8},
@@ -132,6 +136,15 @@ func DefaultOptions() Options {
 		Clear:        clear.Options{MaxComponent: clear.DefaultMaxComponent},
 	}
 }
+
+// DefaultMaxFeatures caps the features per image, keeping those of
+// strongest response: it bounds a pair's matching cost (quadratic in the
+// features) on large photos. It is twice COLMAP's 8192 because at
+// contrast 0.02 a 1536-pixel photo already has 12-16k features, and
+// capping those at 8192 cost camera accuracy (README: herz-jesus-p25
+// calibrated 5.73 mm against 5.39 mm uncapped); 16384 leaves such photos
+// nearly untouched and caps 3200-pixel ones.
+const DefaultMaxFeatures = 16384
 
 // BenchmarkOptions are DefaultOptions with guided matching on: the
 // verified protocol of the matching benchmarks (eval, demo), which score
@@ -188,6 +201,11 @@ type Result struct {
 	// CacheError, when not nil, is why the feature cache was turned off
 	// part-way (the run went on without it).
 	CacheError error
+	// PairCacheHits counts the pairs whose matches and whose verification
+	// came from the pair cache; PairCacheError, when not nil, is why it
+	// stopped storing part-way (the run went on without it).
+	PairCacheHits  [2]int
+	PairCacheError error
 	// Matches are the ratio-test matches of every pair matched, sorted
 	// by pair.
 	Matches []pairwise.Pair
@@ -396,6 +414,10 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		return nil, err
 	}
 	r.Timing.Select = time.Since(t0)
+	var pc *pairCache
+	if opts.PairCacheDir != "" {
+		pc = newPairCache(opts.PairCacheDir, desc, sets, r.PixelScale, matcher, est, opts)
+	}
 	tried := map[[2]int]bool{}
 	source := map[[2]int]string{}
 	batch := sel.pairs
@@ -413,9 +435,17 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		mo.Workers = opts.Workers
 		mo.Progress = stageProgress(opts.Progress, StageMatch)
 		mo.Pairs, mo.Window = batch, 0
-		ms, err := pairwise.MatchAll(ctx, desc, features.DescSize, matcher, mo)
-		if err != nil {
-			return nil, err
+		var ms []pairwise.Pair
+		if pc != nil {
+			ms, mo.Pairs = pc.matches(batch)
+			mo.OnPair = pc.storeMatches
+		}
+		if len(mo.Pairs) > 0 {
+			done, err := pairwise.MatchAll(ctx, desc, features.DescSize, matcher, mo)
+			if err != nil {
+				return nil, err
+			}
+			ms = append(ms, done...)
 		}
 		r.Matches = append(r.Matches, ms...)
 		r.Timing.Match += time.Since(t1)
@@ -426,9 +456,18 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		vo := opts.Verification
 		vo.Workers = opts.Workers
 		vo.Progress = stageProgress(opts.Progress, StageVerify)
-		vs, err := pairwise.Verify(ctx, views, features.DescSize, ms, est, vo)
-		if err != nil {
-			return nil, err
+		var vs []pairwise.Verified
+		todo := ms
+		if pc != nil {
+			vs, todo = pc.verified(ms)
+			vo.OnPair = pc.storeVerified
+		}
+		if len(todo) > 0 {
+			done, err := pairwise.Verify(ctx, views, features.DescSize, todo, est, vo)
+			if err != nil {
+				return nil, err
+			}
+			vs = append(vs, done...)
 		}
 		r.Verified = append(r.Verified, vs...)
 		r.Timing.Verify += time.Since(t2)
@@ -462,6 +501,10 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		r.PairSources[k] = source[[2]int{m.I, m.J}]
 	}
 	r.PairsConsidered = sel.considered
+	if pc != nil {
+		r.PairCacheHits = [2]int{pc.hitMatch, pc.hitVerif}
+		r.PairCacheError = pc.err
+	}
 
 	if r.Problem, err = pairwise.Problem(counts, r.Pairs(), opts.Weighted); err != nil {
 		return nil, err

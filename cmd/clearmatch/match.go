@@ -73,7 +73,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&p.Pairs.K, "retrieval-k", 25, "retrieval: match each image with its k most similar images")
 	fs.IntVar(&p.Pairs.Overlap, "sequential-overlap", 10, "sequential: match each image with the next n (and quadratically farther)")
 	fs.IntVar(&p.Pairs.Rounds, "completion-rounds", p.Pairs.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C)")
-	fs.IntVar(&p.Features.MaxFeatures, "max-features", 0, "keep the best N SIFT features per image (0: all)")
+	fs.IntVar(&p.Features.MaxFeatures, "max-features", p.Features.MaxFeatures, "keep the N SIFT features of strongest response per image (0: all)")
 	fs.Float64Var(&p.Features.ContrastThreshold, "contrast", p.Features.ContrastThreshold, "SIFT contrast threshold (OpenCV's default is 0.04)")
 	fs.Float64Var(&p.Features.EdgeThreshold, "edge", 10, "SIFT edge threshold")
 	p.Features.MaxDim = 3200
@@ -89,7 +89,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image (full-resolution pixels): verify with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
-	fs.StringVar(&o.cache, "cache", o.cache, "feature cache directory (\"\" disables it)")
+	fs.StringVar(&o.cache, "cache", o.cache, "cache directory: features, and each pair's matches and verification in pairs/, so an interrupted or extended run only does new work (\"\" disables it)")
 	fs.IntVar(&o.minTrack, "min-track", 2, "drop tracks with fewer observations (the paper's post-processing)")
 	fs.StringVar(&o.assignment, "assignment", "greedy", "CLEAR assignment: greedy or hungarian")
 	fs.IntVar(&o.universe, "universe", 0, "known universe size (0: estimate)")
@@ -149,12 +149,18 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 	pr := newProgress(stderr)
 	o.pipe.CacheDir, o.pipe.Strict, o.pipe.Progress = o.cache, o.strict, pr
+	if o.cache != "" {
+		o.pipe.PairCacheDir = filepath.Join(o.cache, "pairs")
+	}
 	res, err := pipeline.Run(ctx, images, o.pipe)
 	if err != nil {
 		return err
 	}
 	if res.CacheError != nil {
 		fmt.Fprintf(stderr, "warning: %v\n", res.CacheError)
+	}
+	if res.PairCacheError != nil && res.CacheError == nil { // one warning for one broken -cache
+		fmt.Fprintf(stderr, "warning: %s (the run went on without storing pairs)\n", oneLine(res.PairCacheError.Error()))
 	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stderr, "warning: skipping %s\n", oneLine(s.Message()))

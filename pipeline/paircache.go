@@ -1,0 +1,189 @@
+package pipeline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// The pair cache keeps each pair's ratio matches and its verification on
+// disk, one file each, so that an interrupted run, or a run on a folder
+// with images added, only matches and verifies what it has not done. A
+// pair's stage is a pure function of the two images' features and the
+// options, and the key says so: the SHA-256 of both images' digests (their
+// keypoints, descriptors as matched, size and pixel scale), the stage's
+// options and the matcher or estimator. Files are written to a temporary
+// name and renamed, carry their key and a CRC-32, and anything that does
+// not check out is recomputed, never trusted.
+
+const pairCacheMagic = "CMPAIR\x01\n"
+
+// pairCacheVersion changes whenever matching or verification changes what
+// it computes for the same inputs and options.
+const pairCacheVersion = "pairs-v1"
+
+type pairCache struct {
+	dir         string
+	digest      [][32]byte
+	matchParams string
+	verifParams string
+
+	mu       sync.Mutex
+	err      error // the first store error; storing stops after it
+	hitMatch int
+	hitVerif int
+}
+
+func newPairCache(dir string, desc [][]float32, sets []*features.Set, scale []float64, m pairwise.Matcher, est pairwise.Estimator, opts Options) *pairCache {
+	c := &pairCache{dir: dir, digest: make([][32]byte, len(desc))}
+	for i, s := range sets {
+		h := sha256.New()
+		binary.Write(h, binary.LittleEndian, [2]int64{int64(s.Width), int64(s.Height)})
+		sc := 1.0
+		if scale != nil {
+			sc = scale[i]
+		}
+		binary.Write(h, binary.LittleEndian, math.Float64bits(sc))
+		binary.Write(h, binary.LittleEndian, int64(len(s.Keypoints)))
+		for _, k := range s.Keypoints {
+			binary.Write(h, binary.LittleEndian, [2]float32{k.X, k.Y})
+		}
+		binary.Write(h, binary.LittleEndian, desc[i])
+		h.Sum(c.digest[i][:0])
+	}
+	mo := opts.Match
+	mo.Workers, mo.Progress, mo.OnPair, mo.Pairs, mo.Window = 0, nil, nil, nil, 0
+	c.matchParams = fmt.Sprintf("%s match %T %+v", pairCacheVersion, m, mo)
+	vo := opts.Verification
+	vo.Workers, vo.Progress, vo.OnPair = 0, nil, nil
+	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %s", pairCacheVersion, est, est, opts.Camera, c.matchParams)
+	return c
+}
+
+func (c *pairCache) key(params string, i, j int) string {
+	h := sha256.New()
+	h.Write([]byte(params))
+	h.Write([]byte{0})
+	h.Write(c.digest[i][:])
+	h.Write(c.digest[j][:])
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *pairCache) path(key string) string {
+	return filepath.Join(c.dir, key[:2], key+".pair")
+}
+
+var errPairCorrupt = errors.New("corrupt pair cache file")
+
+func (c *pairCache) load(key string, v any) bool {
+	data, err := os.ReadFile(c.path(key))
+	if err != nil {
+		return false
+	}
+	head := len(pairCacheMagic) + len(key)
+	if len(data) < head+4 || string(data[:len(pairCacheMagic)]) != pairCacheMagic || string(data[len(pairCacheMagic):head]) != key {
+		return false
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return false
+	}
+	return gob.NewDecoder(bytes.NewReader(body[head:])).Decode(v) == nil
+}
+
+func (c *pairCache) store(key string, v any) {
+	c.mu.Lock()
+	failed := c.err != nil
+	c.mu.Unlock()
+	if failed {
+		return
+	}
+	err := c.write(key, v)
+	if err != nil {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = fmt.Errorf("pair cache %s: %w", c.dir, err)
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *pairCache) write(key string, v any) error {
+	var b bytes.Buffer
+	b.WriteString(pairCacheMagic)
+	b.WriteString(key)
+	if err := gob.NewEncoder(&b).Encode(v); err != nil {
+		return err
+	}
+	binary.Write(&b, binary.LittleEndian, crc32.ChecksumIEEE(b.Bytes()))
+	dir := filepath.Dir(c.path(key))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), c.path(key))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// matches splits a batch into the pairs found in the cache and those to
+// match.
+func (c *pairCache) matches(batch [][2]int) (hit []pairwise.Pair, todo [][2]int) {
+	for _, p := range batch {
+		var ms []pairwise.Match
+		if c.load(c.key(c.matchParams, p[0], p[1]), &ms) {
+			hit = append(hit, pairwise.Pair{I: p[0], J: p[1], Matches: ms})
+			c.hitMatch++
+		} else {
+			todo = append(todo, p)
+		}
+	}
+	return hit, todo
+}
+
+func (c *pairCache) storeMatches(p pairwise.Pair) {
+	c.store(c.key(c.matchParams, p.I, p.J), p.Matches)
+}
+
+// verified splits matched pairs into those whose verification is cached
+// and those to verify.
+func (c *pairCache) verified(pairs []pairwise.Pair) (hit []pairwise.Verified, todo []pairwise.Pair) {
+	for _, p := range pairs {
+		var v pairwise.Verified
+		if c.load(c.key(c.verifParams, p.I, p.J), &v) {
+			v.I, v.J = p.I, p.J // the key holds no indices: images may have been added
+			hit = append(hit, v)
+			c.hitVerif++
+		} else {
+			todo = append(todo, p)
+		}
+	}
+	return hit, todo
+}
+
+func (c *pairCache) storeVerified(v pairwise.Verified) {
+	c.store(c.key(c.verifParams, v.I, v.J), v)
+}

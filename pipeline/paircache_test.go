@@ -1,0 +1,87 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+func TestPairCache(t *testing.T) {
+	ims, sets := views(5, 40, 3)
+	o := DefaultOptions()
+	o.Matcher, o.Estimator = pairwise.BruteForce{}, identity{}
+	dir := t.TempDir()
+	o.PairCacheDir = dir
+	run := func(n int, o Options) *Result {
+		t.Helper()
+		r, err := Match(context.Background(), ims[:n], sets[:n], o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	same := func(a, b *Result) bool {
+		return reflect.DeepEqual(a.Matches, b.Matches) && reflect.DeepEqual(a.Verified, b.Verified) && reflect.DeepEqual(a.Clear.Item, b.Clear.Item)
+	}
+	noCache := o
+	noCache.PairCacheDir = ""
+	want4 := run(4, noCache)
+
+	first := run(4, o)
+	if first.PairCacheHits != [2]int{0, 0} || !same(first, want4) {
+		t.Fatalf("first run: hits %v, same %v", first.PairCacheHits, same(first, want4))
+	}
+	second := run(4, o)
+	if second.PairCacheHits != [2]int{6, 6} || !same(second, want4) {
+		t.Fatalf("second run: hits %v, same %v", second.PairCacheHits, same(second, want4))
+	}
+	// An image added: only its four pairs are new work.
+	ext := run(5, o)
+	if ext.PairCacheHits != [2]int{6, 6} || !same(ext, run(5, noCache)) {
+		t.Fatalf("extended run: hits %v", ext.PairCacheHits)
+	}
+	// Other options are other keys.
+	ratio := o
+	ratio.Match.Ratio = 0.7
+	if r := run(4, ratio); r.PairCacheHits != [2]int{0, 0} {
+		t.Fatalf("ratio 0.7 hit the cache of 0.8: %v", r.PairCacheHits)
+	}
+	// Damaged files are recomputed, never trusted.
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) < 20 {
+		t.Fatalf("%d cache files", len(files))
+	}
+	for k, f := range files {
+		b, _ := os.ReadFile(f)
+		switch k % 3 {
+		case 0:
+			b[len(b)/2] ^= 0xff
+		case 1:
+			b = b[:len(b)/2]
+		default:
+			b = nil
+		}
+		os.WriteFile(f, b, 0o644)
+	}
+	if r := run(4, o); !same(r, want4) || r.PairCacheHits[0]+r.PairCacheHits[1] >= 12 {
+		t.Fatalf("damaged cache: hits %v, same %v", r.PairCacheHits, same(r, want4))
+	}
+	// A cache that cannot be written: the run goes on and says why.
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	bad := o
+	bad.PairCacheDir = filepath.Join(blocker, "pairs")
+	if r := run(4, bad); r.PairCacheError == nil || !same(r, want4) {
+		t.Fatalf("unwritable cache: err %v", r.PairCacheError)
+	}
+}
