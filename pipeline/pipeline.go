@@ -419,6 +419,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		pc = newPairCache(opts.PairCacheDir, desc, sets, r.PixelScale, matcher, est, opts)
 	}
 	tried := map[[2]int]bool{}
+	matchedSoFar, verifiedSoFar := 0, 0 // pairs of earlier rounds, for progress
 	source := map[[2]int]string{}
 	batch := sel.pairs
 	for round := 0; len(batch) > 0; round++ {
@@ -433,7 +434,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		t1 := time.Now()
 		mo := opts.Match
 		mo.Workers = opts.Workers
-		mo.Progress = stageProgress(opts.Progress, StageMatch)
+		mo.Progress = offsetProgress(opts.Progress, StageMatch, matchedSoFar)
 		mo.Pairs, mo.Window = batch, 0
 		var ms []pairwise.Pair
 		if pc != nil {
@@ -448,6 +449,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			ms = append(ms, done...)
 		}
 		r.Matches = append(r.Matches, ms...)
+		matchedSoFar = len(r.Matches)
 		r.Timing.Match += time.Since(t1)
 		if !opts.Verify {
 			break
@@ -455,7 +457,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		t2 := time.Now()
 		vo := opts.Verification
 		vo.Workers = opts.Workers
-		vo.Progress = stageProgress(opts.Progress, StageVerify)
+		vo.Progress = offsetProgress(opts.Progress, StageVerify, verifiedSoFar)
 		var vs []pairwise.Verified
 		todo := ms
 		if pc != nil {
@@ -470,6 +472,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			vs = append(vs, done...)
 		}
 		r.Verified = append(r.Verified, vs...)
+		verifiedSoFar = len(r.Verified)
 		r.Timing.Verify += time.Since(t2)
 		if sel.index == nil || round >= opts.Pairs.Rounds {
 			break
@@ -538,6 +541,15 @@ func pixelScale(s *features.Set, maxDim int) float64 {
 type StatusReporter interface {
 	Progress
 	Status(stage string, done, total int, detail string)
+}
+
+// offsetProgress reports a stage that runs in rounds as one count: the
+// pairs of earlier rounds are added to done and total.
+func offsetProgress(p Progress, stage string, before int) func(done, total int) {
+	if p == nil {
+		return nil
+	}
+	return func(done, total int) { p.Update(stage, before+done, before+total) }
 }
 
 func stageProgress(p Progress, stage string) func(done, total int) {

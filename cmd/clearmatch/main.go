@@ -33,6 +33,7 @@ var commands = []command{
 	{"eval-sfm", "eval-sfm MODEL GT", "a COLMAP model's cameras against ground-truth cameras (Strecha format)", runEvalSfM},
 	{"solve", "solve [flags]", "run CLEAR on pairwise associations (text or Matrix Market)", runSolve},
 	{"synth", "synth [-out DIR]", "CLEAR on a synthetic association problem of the paper's simulations", runSynth},
+	{"synth-photos", "synth-photos -views N -out DIR", "render a long synthetic photo strip with known overlaps (scale benchmark)", runSynthPhotos},
 	{"datasets", "datasets fetch|verify", "download or check the Hotel and Graffiti benchmarks", runDatasets},
 }
 

@@ -28,7 +28,7 @@ var _ pipeline.Progress = (*progress)(nil)
 // units names what each stage counts.
 var units = map[string]string{
 	pipeline.StageExtract: "images", pipeline.StageMatch: "pairs", pipeline.StageVerify: "pairs",
-	pipeline.StageSolve: "observations", "overlays": "pictures", "fetch": "files",
+	pipeline.StageSolve: "observations", "overlays": "pictures", "fetch": "files", "render": "images",
 }
 
 // quiet stages print nothing when they finish within a second.
