@@ -135,7 +135,7 @@ func hash2(seed uint64, ix, iy int64, salt uint64) float64 {
 }
 
 // stripTexture is the scene's grey level at (u, v): four octaves of
-// hashed value noise and, per 32-pixel cell, one shape (rectangle, disc or
+// hashed value noise and, in seven of ten 20-pixel cells, one shape (rectangle, disc or
 // ring) of random grey, so SIFT finds corners and blobs everywhere and no
 // two places look alike.
 func stripTexture(seed uint64, u, v float64) float64 {
@@ -153,17 +153,17 @@ func stripTexture(seed uint64, u, v float64) float64 {
 		amp := 60 / math.Pow(1.6, float64(oct))
 		t += amp * ((1-fy)*((1-fx)*a+fx*b) + fy*((1-fx)*c+fx*d))
 	}
-	const cell = 32
+	const cell = 20
 	cx0, cy0 := int64(math.Floor(u/cell)), int64(math.Floor(v/cell))
 	for dy := int64(-1); dy <= 1; dy++ {
 		for dx := int64(-1); dx <= 1; dx++ {
 			ix, iy := cx0+dx, cy0+dy
-			if hash2(seed, ix, iy, 10) < 0.25 {
+			if hash2(seed, ix, iy, 10) < 0.3 {
 				continue
 			}
 			px := (float64(ix) + hash2(seed, ix, iy, 11)) * cell
 			py := (float64(iy) + hash2(seed, ix, iy, 12)) * cell
-			r := 4 + 14*hash2(seed, ix, iy, 13)
+			r := 3 + 9*hash2(seed, ix, iy, 13)
 			g := hash2(seed, ix, iy, 14)*220 - 110
 			ddx, ddy := u-px, v-py
 			dd := math.Hypot(ddx, ddy)
