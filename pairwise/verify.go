@@ -73,7 +73,8 @@ type Estimator interface {
 }
 
 // View is what verification needs of one image: its feature positions (in
-// pixels), descriptors (row-major, dim each), intrinsics when known, and
+// pixels), descriptors (row-major, dim each; only guided matching reads
+// them, so they may be nil with NoGuided), intrinsics when known, and
 // PixelScale, the full-resolution pixels per pixel of the image the
 // features were detected in (1 when not downscaled; 0 means 1), so that
 // thresholds keep their meaning at the detection resolution.
@@ -216,7 +217,7 @@ func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estima
 	}
 	o := opts.withDefaults()
 	for i, v := range views {
-		if len(v.Desc) != len(v.Points)*dim {
+		if len(v.Desc) != len(v.Points)*dim && !(o.NoGuided && v.Desc == nil) {
 			return nil, fmt.Errorf("pairwise: image %d has %d descriptor floats for %d points", i, len(v.Desc), len(v.Points))
 		}
 	}

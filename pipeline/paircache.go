@@ -23,7 +23,7 @@ import (
 // with images added, only matches and verifies what it has not done. A
 // pair's stage is a pure function of the two images' features and the
 // options, and the key says so: the SHA-256 of both images' digests (their
-// keypoints, descriptors as matched, size and pixel scale), the stage's
+// keypoints, SIFT descriptors, size and pixel scale), the stage's
 // options and the matcher or estimator. Files are written to a temporary
 // name and renamed, carry their key and a CRC-32, and anything that does
 // not check out is recomputed, never trusted.
@@ -65,7 +65,7 @@ func newPairCache(dir string, desc [][]float32, sets []*features.Set, scale []fl
 	}
 	mo := opts.Match
 	mo.Workers, mo.Progress, mo.OnPair, mo.Pairs, mo.Window = 0, nil, nil, nil, 0
-	c.matchParams = fmt.Sprintf("%s match %T %+v", pairCacheVersion, m, mo)
+	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.RootSIFT, mo)
 	vo := opts.Verification
 	vo.Workers, vo.Progress, vo.OnPair = 0, nil, nil
 	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %s", pairCacheVersion, est, est, opts.Camera, c.matchParams)

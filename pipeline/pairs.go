@@ -166,6 +166,9 @@ func selectPairs(ctx context.Context, r *Result, desc [][]float32, m pairwise.Ma
 	if ro.Workers == 0 {
 		ro.Workers = opts.Workers
 	}
+	if opts.RootSIFT && ro.Prepare == nil {
+		ro.Prepare = features.RootSIFT
+	}
 	x, err := retrieval.Build(ctx, desc, features.DescSize, m, ro)
 	if err != nil {
 		return nil, err

@@ -371,10 +371,6 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	counts := make([]int, len(sets))
 	for i, s := range sets {
 		desc[i], counts[i] = s.Desc, s.Len()
-		if opts.RootSIFT {
-			desc[i] = append([]float32(nil), s.Desc...)
-			features.RootSIFT(desc[i])
-		}
 	}
 	var matcher pairwise.Matcher = features.BLASMatcher{}
 	if opts.Matcher != nil {
@@ -382,12 +378,24 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	} else if !features.OpenCV {
 		matcher = pairwise.BruteForce{}
 	}
+	if opts.RootSIFT {
+		// RootSIFT per pair, from the SIFT descriptors: one copy of every
+		// image's descriptors in memory, not two.
+		matcher = features.RootSIFTMatcher{M: matcher}
+	}
 	var views []pairwise.View
 	var est pairwise.Estimator = features.CVEstimator{}
 	if opts.Verify {
 		views = make([]pairwise.View, len(sets))
 		for i, s := range sets {
-			views[i] = pairwise.View{Desc: desc[i], Camera: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
+			views[i] = pairwise.View{Camera: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
+			if !opts.Verification.NoGuided { // only guided matching reads descriptors
+				views[i].Desc = desc[i]
+				if opts.RootSIFT {
+					views[i].Desc = append([]float32(nil), desc[i]...)
+					features.RootSIFT(views[i].Desc)
+				}
+			}
 			views[i].Points = make([]pairwise.Point, s.Len())
 			for k, kp := range s.Keypoints {
 				views[i].Points[k] = pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}

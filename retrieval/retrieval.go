@@ -50,6 +50,11 @@ type Options struct {
 	Seed uint64
 	// Workers bounds the images encoded at once; 0 means GOMAXPROCS.
 	Workers int
+	// Prepare, if set, transforms descriptors in place (RootSIFT from
+	// SIFT, say); it is applied to copies, one image at a time, so the
+	// caller's descriptors stay as they are and no second copy of all of
+	// them is held.
+	Prepare func(desc []float32)
 }
 
 func (o Options) withDefaults() Options {
@@ -100,6 +105,9 @@ func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, o
 		total += len(d) / dim
 	}
 	sample := sampleRows(desc, dim, o.Sample, total)
+	if o.Prepare != nil {
+		o.Prepare(sample)
+	}
 	ns := len(sample) / dim
 	words := min(o.Words, max(1, ns/8))
 	if ns == 0 {
@@ -119,7 +127,12 @@ func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, o
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				x.Codes[i], errs[i] = x.encode(desc[i], m)
+				d := desc[i]
+				if o.Prepare != nil {
+					d = append([]float32(nil), d...)
+					o.Prepare(d)
+				}
+				x.Codes[i], errs[i] = x.encode(d, m)
 			}
 		}()
 	}
