@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/retrieval"
 )
@@ -90,5 +92,35 @@ func TestPairSelection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRetrievalSeesRootSIFT: with RootSIFT on, retrieval indexes the
+// RootSIFT descriptors, once converted (not SIFT, not RootSIFT twice).
+func TestRetrievalSeesRootSIFT(t *testing.T) {
+	ims, sets := views(14, 60, 9)
+	o := DefaultOptions()
+	o.Matcher, o.Estimator = pairwise.BruteForce{}, identity{}
+	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 3, Retrieval: testRetrieval}
+	r, err := Match(context.Background(), ims, sets, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := make([][]float32, len(sets))
+	for i, s := range sets {
+		desc[i] = append([]float32(nil), s.Desc...)
+		features.RootSIFT(desc[i])
+	}
+	x, err := retrieval.Build(context.Background(), desc, features.DescSize, pairwise.BruteForce{}, testRetrieval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := x.Pairs(3, 0.15)
+	var got [][2]int
+	for _, m := range r.Matches {
+		got = append(got, [2]int{m.I, m.J})
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pairs %v, want %v", got, want)
 	}
 }

@@ -378,6 +378,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	} else if !features.OpenCV {
 		matcher = pairwise.BruteForce{}
 	}
+	base := matcher // retrieval converts its own copies (Prepare)
 	if opts.RootSIFT {
 		// RootSIFT per pair, from the SIFT descriptors: one copy of every
 		// image's descriptors in memory, not two.
@@ -417,7 +418,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	// Pair selection, then matching and verification, in rounds when
 	// retrieval's transitive completion proposes more pairs.
 	t0 := time.Now()
-	sel, err := selectPairs(ctx, r, desc, matcher, opts)
+	sel, err := selectPairs(ctx, r, desc, base, opts)
 	if err != nil {
 		return nil, err
 	}
