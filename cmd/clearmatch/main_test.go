@@ -191,3 +191,29 @@ func TestUnknownCommand(t *testing.T) {
 		t.Errorf("help: exit %d, %q", code, stdout)
 	}
 }
+
+func TestSynthPhotos(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "strip")
+	code, _, stderr := runCmd(t, "", "synth-photos", "-views", "8", "-width", "96", "-height", "72", "-ordered", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	imgs, _ := os.ReadDir(filepath.Join(out, "images"))
+	if len(imgs) != 8 || imgs[0].Name() != "view00000.png" {
+		t.Fatalf("images %v", imgs)
+	}
+	tp, err := os.ReadFile(filepath.Join(out, "true_pairs.txt"))
+	if err != nil || !strings.Contains(string(tp), "view00000.png view00001.png") || strings.Contains(string(tp), "view00000.png view00007.png") {
+		t.Fatalf("true pairs %q, %v", tp, err)
+	}
+	for _, args := range [][]string{
+		{"synth-photos", "-views", "1", "-out", out + "2"},
+		{"synth-photos", "-views", "5"},
+		{"synth-photos", "-views", "5", "-width", "10", "-out", out + "2"},
+		{"synth-photos", "-views", "5", "-min-overlap", "0", "-out", out + "2"},
+	} {
+		if code, _, stderr := runCmd(t, "", args...); code != 2 || strings.Count(stderr, "\n") > 2 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+}
