@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -115,6 +116,14 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if err := o.check(inputs); err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// Most of match's heap is descriptor arrays, which hold no
+		// pointers and cost the collector nothing to scan; Go's default
+		// (GOGC 100) lets the heap grow to twice them before collecting,
+		// 6 GB at 1000 photos of 4.5k features. A 25% margin keeps the
+		// peak near the live data for little CPU. GOGC overrides it.
+		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	if err := needOpenCV(); err != nil {
 		return err
