@@ -13,9 +13,11 @@
 // every stage, reports progress through the Progress interface, and prints
 // nothing. File formats are in package export.
 //
-// DefaultOptions is the verified pipeline (SIFT at contrast 0.02, RootSIFT,
-// ratio 0.8, MAGSAC++ verification, guided matching, binary CLEAR); PaperOptions the CLEAR
-// paper's protocol (SIFT, vl_ubcmatch's ratio, no verification). Without
+// DefaultOptions is the verified pipeline (SIFT at contrast 0.02, at most
+// 16384 features, RootSIFT, pairs chosen by PairOptions' auto mode, ratio
+// 0.8, MAGSAC++ verification without guided matching, binary CLEAR);
+// PaperOptions the CLEAR paper's protocol (SIFT, every pair, vl_ubcmatch's
+// ratio, no verification). Without
 // cgo the package builds and Match works on given feature sets with the
 // pure-Go matcher (and an Estimator of the caller's, for verification);
 // the image stages return features.ErrNoOpenCV.

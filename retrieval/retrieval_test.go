@@ -153,3 +153,15 @@ func TestBuildErrors(t *testing.T) {
 		t.Error("cancelled: no error")
 	}
 }
+
+// BenchmarkBuild: vocabulary and codes for 50 images of 2000 descriptors
+// (pure-Go assignment; the pipeline's BLAS matcher is faster).
+func BenchmarkBuild(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	desc, _ := scenes(r, []int{25, 25}, 128, 2000)
+	for i := 0; i < b.N; i++ {
+		if _, err := Build(context.Background(), desc, 128, pairwise.BruteForce{}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
