@@ -241,11 +241,7 @@ func (d *ColmapDatabase) fill(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO keypoints VALUES (?, ?, ?, ?)`, i+1, s.Len(), 6, float32Blob(kp)); err != nil {
 			return err
 		}
-		desc := make([]byte, len(s.Desc))
-		for k, v := range s.Desc {
-			desc[k] = byte(min(255, max(0, math.Round(float64(v)))))
-		}
-		if _, err := tx.Exec(`INSERT INTO descriptors VALUES (?, ?, ?, ?)`, i+1, s.Len(), features.DescSize, desc); err != nil {
+		if _, err := tx.Exec(`INSERT INTO descriptors VALUES (?, ?, ?, ?)`, i+1, s.Len(), features.DescSize, s.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -43,6 +43,10 @@ type Extractor struct {
 	// Progress, if set, is called after each image (serialized, from the
 	// worker goroutines) with the number done so far.
 	Progress func(done, total int, name string)
+	// Compact stores each set's descriptors as bytes (Set.Compact) as soon
+	// as the image is done, so a folder's descriptors take a quarter of
+	// the memory.
+	Compact bool
 }
 
 // Stats counts cache use in one ExtractFiles call. CacheError, when not
@@ -107,6 +111,54 @@ type Set struct {
 	Keypoints   []Keypoint
 	// Desc holds the descriptors, len(Keypoints) × DescSize, row-major.
 	Desc []float32
+	// Desc8, when not nil, holds them instead as bytes, and Desc is nil:
+	// OpenCV's SIFT descriptors are integers in 0..255, so Compact stores
+	// them in a quarter of the memory without loss. Floats, Descriptor
+	// and Bytes read either form.
+	Desc8 []uint8
+}
+
+// Compact moves Desc into Desc8 when every value is an integer in
+// 0..255 (always so for OpenCV's SIFT) and reports whether it did.
+func (s *Set) Compact() bool {
+	if s.Desc8 != nil || len(s.Desc) == 0 {
+		return s.Desc8 != nil
+	}
+	b := make([]uint8, len(s.Desc))
+	for k, v := range s.Desc {
+		if !(v >= 0 && v <= 255) || v != float32(int(v)) {
+			return false
+		}
+		b[k] = uint8(v)
+	}
+	s.Desc8, s.Desc = b, nil
+	return true
+}
+
+// Floats returns the descriptors as float32: Desc itself, or a new slice
+// from Desc8.
+func (s *Set) Floats() []float32 {
+	if s.Desc8 == nil {
+		return s.Desc
+	}
+	f := make([]float32, len(s.Desc8))
+	for k, v := range s.Desc8 {
+		f[k] = float32(v)
+	}
+	return f
+}
+
+// Bytes returns the descriptors as bytes, rounded and clamped to 0..255
+// (COLMAP's form): Desc8 itself, or a new slice from Desc.
+func (s *Set) Bytes() []uint8 {
+	if s.Desc8 != nil {
+		return s.Desc8
+	}
+	b := make([]uint8, len(s.Desc))
+	for k, v := range s.Desc {
+		b[k] = uint8(min(255, max(0, math.Round(float64(v)))))
+	}
+	return b
 }
 
 // DisplayPoint returns keypoint i's position in the frame a viewer shows
@@ -119,8 +171,18 @@ func (s *Set) DisplayPoint(i int) (x, y float64) {
 // Len returns the number of features.
 func (s *Set) Len() int { return len(s.Keypoints) }
 
-// Descriptor returns descriptor i (a view into Desc).
-func (s *Set) Descriptor(i int) []float32 { return s.Desc[i*DescSize : (i+1)*DescSize] }
+// Descriptor returns descriptor i: a view into Desc, or a new slice
+// from Desc8.
+func (s *Set) Descriptor(i int) []float32 {
+	if s.Desc8 == nil {
+		return s.Desc[i*DescSize : (i+1)*DescSize]
+	}
+	f := make([]float32, DescSize)
+	for k, v := range s.Desc8[i*DescSize : (i+1)*DescSize] {
+		f[k] = float32(v)
+	}
+	return f
+}
 
 // Options are the extraction parameters. The zero value is OpenCV's SIFT
 // with its defaults.

@@ -3,6 +3,7 @@ package features
 import (
 	"math"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -121,4 +122,29 @@ func FuzzDecodeSet(f *testing.F) {
 			t.Fatalf("inconsistent set")
 		}
 	})
+}
+
+func TestCompact(t *testing.T) {
+	s := &Set{Keypoints: make([]Keypoint, 2), Desc: make([]float32, 2*DescSize)}
+	for k := range s.Desc {
+		s.Desc[k] = float32(k % 256)
+	}
+	want := append([]float32(nil), s.Desc...)
+	wantBytes := s.Bytes()
+	if !s.Compact() || s.Desc != nil || len(s.Desc8) != 2*DescSize {
+		t.Fatalf("integer descriptors not compacted: %d floats, %d bytes", len(s.Desc), len(s.Desc8))
+	}
+	if !slices.Equal(s.Floats(), want) || !slices.Equal(s.Descriptor(1), want[DescSize:]) || !slices.Equal(s.Bytes(), wantBytes) {
+		t.Fatal("compact descriptors read back differently")
+	}
+	for _, bad := range []float32{0.5, -1, 256} {
+		r := &Set{Keypoints: make([]Keypoint, 1), Desc: make([]float32, DescSize)}
+		r.Desc[7] = bad
+		if r.Compact() || r.Desc8 != nil {
+			t.Errorf("value %v compacted", bad)
+		}
+	}
+	if b := (&Set{Desc: []float32{-3, 300, 2.6}}).Bytes(); !slices.Equal(b, []uint8{0, 255, 3}) {
+		t.Errorf("Bytes of float descriptors: %v", b)
+	}
 }

@@ -46,6 +46,9 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 			defer wg.Done()
 			for i := range jobs {
 				sets[i], errs[i] = e.one(paths[i], names[i], &st, cs)
+				if e.Compact && sets[i] != nil {
+					sets[i].Compact()
+				}
 				if e.Progress != nil {
 					mu.Lock()
 					done++

@@ -119,6 +119,19 @@ func (o Options) PairList(n int) ([][2]int, error) {
 // (desc[i] is image i's descriptors, row-major, dim floats each). The
 // result is sorted by pair and does not depend on the number of workers.
 func MatchAll(ctx context.Context, desc [][]float32, dim int, m Matcher, opts Options) ([]Pair, error) {
+	for i, d := range desc {
+		if len(d)%dim != 0 {
+			return nil, fmt.Errorf("pairwise: image %d has %d floats, not a multiple of %d", i, len(d), dim)
+		}
+	}
+	return MatchAllFunc(ctx, len(desc), func(i int) ([]float32, error) { return desc[i], nil }, dim, m, opts)
+}
+
+// MatchAllFunc is MatchAll with image i's descriptors from get(i), called
+// for each pair as it is matched (possibly from several workers at
+// once), so that a caller can keep descriptors compact, or on disk, and
+// hold only the pairs under way.
+func MatchAllFunc(ctx context.Context, n int, get func(i int) ([]float32, error), dim int, m Matcher, opts Options) ([]Pair, error) {
 	ratio := opts.Ratio
 	if ratio == 0 {
 		ratio = DefaultRatio
@@ -126,12 +139,7 @@ func MatchAll(ctx context.Context, desc [][]float32, dim int, m Matcher, opts Op
 	if !(ratio > 0 && ratio < 1) {
 		return nil, fmt.Errorf("pairwise: ratio %v is not in (0, 1)", opts.Ratio)
 	}
-	for i, d := range desc {
-		if len(d)%dim != 0 {
-			return nil, fmt.Errorf("pairwise: image %d has %d floats, not a multiple of %d", i, len(d), dim)
-		}
-	}
-	list, err := opts.PairList(len(desc))
+	list, err := opts.PairList(n)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +148,18 @@ func MatchAll(ctx context.Context, desc [][]float32, dim int, m Matcher, opts Op
 	forEach(ctx, len(list), opts.Workers, opts.Progress, func(k int) {
 		i, j := list[k][0], list[k][1]
 		out[k] = Pair{I: i, J: j}
-		out[k].Matches, errs[k] = matchPair(desc[i], desc[j], dim, m, ratio, opts.Mutual)
+		var a, b []float32
+		if a, errs[k] = get(i); errs[k] != nil {
+			return
+		}
+		if b, errs[k] = get(j); errs[k] != nil {
+			return
+		}
+		if len(a)%dim != 0 || len(b)%dim != 0 {
+			errs[k] = fmt.Errorf("%d and %d floats are not rows of %d", len(a), len(b), dim)
+			return
+		}
+		out[k].Matches, errs[k] = matchPair(a, b, dim, m, ratio, opts.Mutual)
 		if errs[k] == nil && opts.OnPair != nil {
 			opts.OnPair(out[k])
 		}

@@ -46,8 +46,8 @@ type pairCache struct {
 	hitVerif int
 }
 
-func newPairCache(dir string, desc [][]float32, sets []*features.Set, scale []float64, m pairwise.Matcher, est pairwise.Estimator, opts Options) *pairCache {
-	c := &pairCache{dir: dir, digest: make([][32]byte, len(desc))}
+func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.Matcher, est pairwise.Estimator, opts Options) *pairCache {
+	c := &pairCache{dir: dir, digest: make([][32]byte, len(sets))}
 	for i, s := range sets {
 		h := sha256.New()
 		binary.Write(h, binary.LittleEndian, [2]int64{int64(s.Width), int64(s.Height)})
@@ -60,7 +60,7 @@ func newPairCache(dir string, desc [][]float32, sets []*features.Set, scale []fl
 		for _, k := range s.Keypoints {
 			binary.Write(h, binary.LittleEndian, [2]float32{k.X, k.Y})
 		}
-		binary.Write(h, binary.LittleEndian, desc[i])
+		binary.Write(h, binary.LittleEndian, s.Floats())
 		h.Sum(c.digest[i][:0])
 	}
 	mo := opts.Match

@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -83,5 +85,39 @@ func TestPairCache(t *testing.T) {
 	bad.PairCacheDir = filepath.Join(blocker, "pairs")
 	if r := run(4, bad); r.PairCacheError == nil || !same(r, want4) {
 		t.Fatalf("unwritable cache: err %v", r.PairCacheError)
+	}
+}
+
+// TestCompactSetsMatchTheSame: sets holding their descriptors as bytes
+// (what Run makes) give the pipeline exactly the floats' result.
+func TestCompactSetsMatchTheSame(t *testing.T) {
+	ims, sets := views(5, 40, 11)
+	compact := make([]*features.Set, len(sets))
+	for i, s := range sets {
+		for k, v := range s.Desc {
+			s.Desc[k] = float32(math.Round(math.Min(255, float64(v))))
+		}
+		c := *s
+		c.Desc = append([]float32(nil), s.Desc...)
+		if !c.Compact() {
+			t.Fatal("integer descriptors not compacted")
+		}
+		compact[i] = &c
+	}
+	for _, mode := range []string{PairsExhaustive, PairsRetrieval} {
+		o := DefaultOptions()
+		o.Matcher, o.Estimator = pairwise.BruteForce{}, identity{}
+		o.Pairs = PairOptions{Mode: mode, K: 2, Rounds: 1, Retrieval: testRetrieval}
+		a, err := Match(context.Background(), ims, sets, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Match(context.Background(), ims, compact, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Matches, b.Matches) || !reflect.DeepEqual(a.Verified, b.Verified) || !reflect.DeepEqual(a.Clear.Item, b.Clear.Item) {
+			t.Fatalf("%s: compact sets give another result", mode)
+		}
 	}
 }

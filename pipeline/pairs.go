@@ -116,8 +116,8 @@ func (s *selection) keep(rel float64) func(i, j int) bool {
 }
 
 // selectPairs chooses the first batch of pairs.
-func selectPairs(ctx context.Context, r *Result, desc [][]float32, m pairwise.Matcher, opts Options) (*selection, error) {
-	n := len(desc)
+func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, error), m pairwise.Matcher, opts Options) (*selection, error) {
+	n := len(r.Sets)
 	sel := &selection{considered: map[string]int{}}
 	add := func(src string, ps [][2]int) {
 		sel.considered[src] += len(ps)
@@ -166,10 +166,7 @@ func selectPairs(ctx context.Context, r *Result, desc [][]float32, m pairwise.Ma
 	if ro.Workers == 0 {
 		ro.Workers = opts.Workers
 	}
-	if opts.RootSIFT && ro.Prepare == nil {
-		ro.Prepare = features.RootSIFT
-	}
-	x, err := retrieval.Build(ctx, desc, features.DescSize, m, ro)
+	x, err := retrieval.BuildFunc(ctx, n, desc, features.DescSize, m, ro)
 	if err != nil {
 		return nil, err
 	}

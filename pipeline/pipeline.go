@@ -196,7 +196,8 @@ type Timing struct {
 type Result struct {
 	Images  []Image
 	Skipped []Skipped
-	// Sets are the features of each image (SIFT, as extracted).
+	// Sets are the features of each image (SIFT, as extracted; Run stores
+	// the descriptors as bytes, Set.Desc8, a quarter of the memory).
 	Sets []*features.Set
 	// CacheHits counts images whose features came from the cache.
 	CacheHits int
@@ -313,7 +314,7 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 	for i, im := range images {
 		paths[i], names[i] = im.Path, im.Name
 	}
-	ex := &features.Extractor{Options: opts.Features, CacheDir: opts.CacheDir, Workers: opts.Workers}
+	ex := &features.Extractor{Options: opts.Features, CacheDir: opts.CacheDir, Workers: opts.Workers, Compact: true}
 	if opts.Progress != nil {
 		ex.Progress = func(done, total int, _ string) { opts.Progress.Update(StageExtract, done, total) }
 	}
@@ -369,22 +370,32 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		return nil, err
 	}
 	r := &Result{Images: images, Sets: sets}
-	desc := make([][]float32, len(sets))
 	counts := make([]int, len(sets))
 	for i, s := range sets {
-		desc[i], counts[i] = s.Desc, s.Len()
+		counts[i] = s.Len()
+	}
+	// Descriptors as matched, made per use from the sets (which may hold
+	// them as bytes): RootSIFT is computed per pair, not kept for every
+	// image, so memory holds one compact copy of the folder's descriptors.
+	desc := func(i int) ([]float32, error) {
+		s := sets[i]
+		if len(s.Desc)+len(s.Desc8) != s.Len()*features.DescSize {
+			return nil, fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(s.Desc)+len(s.Desc8), s.Len())
+		}
+		d := s.Floats()
+		if opts.RootSIFT {
+			if s.Desc8 == nil {
+				d = append([]float32(nil), d...)
+			}
+			features.RootSIFT(d)
+		}
+		return d, nil
 	}
 	var matcher pairwise.Matcher = features.BLASMatcher{}
 	if opts.Matcher != nil {
 		matcher = opts.Matcher
 	} else if !features.OpenCV {
 		matcher = pairwise.BruteForce{}
-	}
-	base := matcher // retrieval converts its own copies (Prepare)
-	if opts.RootSIFT {
-		// RootSIFT per pair, from the SIFT descriptors: one copy of every
-		// image's descriptors in memory, not two.
-		matcher = features.RootSIFTMatcher{M: matcher}
 	}
 	var views []pairwise.View
 	var est pairwise.Estimator = features.CVEstimator{}
@@ -393,10 +404,9 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		for i, s := range sets {
 			views[i] = pairwise.View{Camera: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
 			if !opts.Verification.NoGuided { // only guided matching reads descriptors
-				views[i].Desc = desc[i]
-				if opts.RootSIFT {
-					views[i].Desc = append([]float32(nil), desc[i]...)
-					features.RootSIFT(views[i].Desc)
+				var err error
+				if views[i].Desc, err = desc(i); err != nil {
+					return nil, err
 				}
 			}
 			views[i].Points = make([]pairwise.Point, s.Len())
@@ -420,14 +430,14 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	// Pair selection, then matching and verification, in rounds when
 	// retrieval's transitive completion proposes more pairs.
 	t0 := time.Now()
-	sel, err := selectPairs(ctx, r, desc, base, opts)
+	sel, err := selectPairs(ctx, r, desc, matcher, opts)
 	if err != nil {
 		return nil, err
 	}
 	r.Timing.Select = time.Since(t0)
 	var pc *pairCache
 	if opts.PairCacheDir != "" {
-		pc = newPairCache(opts.PairCacheDir, desc, sets, r.PixelScale, matcher, est, opts)
+		pc = newPairCache(opts.PairCacheDir, sets, r.PixelScale, matcher, est, opts)
 	}
 	tried := map[[2]int]bool{}
 	matchedSoFar, verifiedSoFar := 0, 0 // pairs of earlier rounds, for progress
@@ -453,7 +463,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			mo.OnPair = pc.storeMatches
 		}
 		if len(mo.Pairs) > 0 {
-			done, err := pairwise.MatchAll(ctx, desc, features.DescSize, matcher, mo)
+			done, err := pairwise.MatchAllFunc(ctx, len(sets), desc, features.DescSize, matcher, mo)
 			if err != nil {
 				return nil, err
 			}

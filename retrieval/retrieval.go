@@ -90,6 +90,14 @@ type Index struct {
 // Build trains a vocabulary on a sample of desc (desc[i] holds image i's
 // descriptors, row-major, dim floats each) and encodes every image.
 func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, opts Options) (*Index, error) {
+	return BuildFunc(ctx, len(desc), func(i int) ([]float32, error) { return desc[i], nil }, dim, m, opts)
+}
+
+// BuildFunc is Build with image i's descriptors from get(i), called twice
+// per image (once for the sample, once to encode it), so that a caller
+// need not hold every image's descriptors as floats at once. get's slices
+// are not modified.
+func BuildFunc(ctx context.Context, n int, get func(i int) ([]float32, error), dim int, m pairwise.Matcher, opts Options) (*Index, error) {
 	if dim <= 0 {
 		return nil, fmt.Errorf("retrieval: descriptor size %d", dim)
 	}
@@ -97,14 +105,37 @@ func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, o
 		return nil, errors.New("retrieval: negative option")
 	}
 	o := opts.withDefaults()
+	rows := make([]int, n)
 	total := 0
-	for i, d := range desc {
+	for i := range rows {
+		d, err := get(i)
+		if err != nil {
+			return nil, fmt.Errorf("retrieval: image %d: %w", i, err)
+		}
 		if len(d)%dim != 0 {
 			return nil, fmt.Errorf("retrieval: image %d has %d floats, not rows of %d", i, len(d), dim)
 		}
-		total += len(d) / dim
+		rows[i] = len(d) / dim
+		total += rows[i]
 	}
-	sample := sampleRows(desc, dim, o.Sample, total)
+	var sample []float32
+	for i := range rows {
+		take := rows[i]
+		if total > o.Sample {
+			take = int(int64(rows[i]) * int64(o.Sample) / int64(total))
+		}
+		if take == 0 {
+			continue
+		}
+		d, err := get(i)
+		if err != nil {
+			return nil, fmt.Errorf("retrieval: image %d: %w", i, err)
+		}
+		for k := 0; k < take; k++ {
+			r := int(int64(k) * int64(rows[i]) / int64(take))
+			sample = append(sample, d[r*dim:(r+1)*dim]...)
+		}
+	}
 	if o.Prepare != nil {
 		o.Prepare(sample)
 	}
@@ -118,16 +149,21 @@ func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, o
 	if x.Centers, err = kmeans(ctx, sample, dim, words, o.Iterations, o.Seed, m); err != nil {
 		return nil, err
 	}
-	x.Codes = make([][]float32, len(desc))
-	errs := make([]error, len(desc))
+	sample = nil
+	x.Codes = make([][]float32, n)
+	errs := make([]error, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(o.Workers, max(1, len(desc))); w++ {
+	for w := 0; w < min(o.Workers, max(1, n)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				d := desc[i]
+				d, err := get(i)
+				if err != nil {
+					errs[i] = err
+					continue
+				}
 				if o.Prepare != nil {
 					d = append([]float32(nil), d...)
 					o.Prepare(d)
@@ -137,7 +173,7 @@ func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, o
 		}()
 	}
 feed:
-	for i := range desc {
+	for i := 0; i < n; i++ {
 		select {
 		case jobs <- i:
 		case <-ctx.Done():
@@ -155,24 +191,6 @@ feed:
 		}
 	}
 	return x, nil
-}
-
-// sampleRows takes up to limit rows, evenly spaced within each image and
-// spread over the images in proportion to their sizes.
-func sampleRows(desc [][]float32, dim, limit, total int) []float32 {
-	var out []float32
-	for _, d := range desc {
-		n := len(d) / dim
-		take := n
-		if total > limit {
-			take = int(int64(n) * int64(limit) / int64(total))
-		}
-		for k := 0; k < take; k++ {
-			r := int(int64(k) * int64(n) / int64(take))
-			out = append(out, d[r*dim:(r+1)*dim]...)
-		}
-	}
-	return out
 }
 
 // kmeans clusters the rows of x into k centres: k-means++ seeding from
