@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -423,6 +424,30 @@ func TestOrientationFrame(t *testing.T) {
 		// The dot is coloured; the black image around it is gray.
 		if r, g, bl, _ := m.At(tc.dx, tc.dy).RGBA(); r == g && g == bl {
 			t.Errorf("%s: no dot at (%d,%d)", tc.file, tc.dx, tc.dy)
+		}
+	}
+}
+
+// TestWriteTracksIsMarshalIndent: the streaming writer gives exactly what
+// json.MarshalIndent gave.
+func TestWriteTracksIsMarshalIndent(t *testing.T) {
+	obs := []Observation{{Image: "a<b>.png", Keypoint: 3, X: 1.5, Y: 2.25}, {Image: "c&d", Keypoint: 0, X: -0, Y: 1e21}}
+	for _, tc := range []*Tracks{
+		{},
+		{Images: []string{}, Tracks: []Track{}},
+		{Images: []string{"a<b>.png", "c&d"}, Tracks: []Track{{ID: 0, Observations: obs}}},
+		{Images: []string{"x"}, Tracks: []Track{{ID: 1, Observations: obs[:1]}, {ID: 2}, {ID: 3, Observations: []Observation{}}}},
+	} {
+		want, err := json.MarshalIndent(tc, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteTracks(&b, tc); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != string(want)+"\n" {
+			t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 		}
 	}
 }

@@ -19,12 +19,40 @@ import (
 
 // WriteTracks writes t as tracks.json.
 func WriteTracks(w io.Writer, t *Tracks) error {
-	js, err := json.MarshalIndent(t, "", " ")
+	// Byte for byte json.MarshalIndent(t, "", " ") plus a line break, but
+	// one track at a time: a folder of a thousand photos has hundreds of
+	// megabytes of tracks, which need not be in memory twice.
+	bw := bufio.NewWriterSize(w, 1<<20)
+	images, err := json.MarshalIndent(t.Images, " ", " ")
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(js, '\n'))
-	return err
+	bw.WriteString("{\n \"images\": ")
+	bw.Write(images)
+	bw.WriteString(",\n \"tracks\": ")
+	switch {
+	case t.Tracks == nil:
+		bw.WriteString("null")
+	case len(t.Tracks) == 0:
+		bw.WriteString("[]")
+	default:
+		bw.WriteString("[\n")
+		for k := range t.Tracks {
+			js, err := json.MarshalIndent(&t.Tracks[k], "  ", " ")
+			if err != nil {
+				return err
+			}
+			bw.WriteString("  ")
+			bw.Write(js)
+			if k < len(t.Tracks)-1 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
+		bw.WriteString(" ]")
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 // ReadTracks reads tracks.json, checking that every observation names one

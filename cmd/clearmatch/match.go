@@ -182,17 +182,19 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		len(c.Item), c.Components, c.LargestComponent, c.UniverseSize, res.Timing.Solve.Round(1e6))
 
 	tracks, ms := export.Build(res.Sets, eval.MinTrack(c.Item, o.minTrack))
-	var tb, mb, rb bytes.Buffer
-	if err := export.WriteTracks(&tb, tracks); err != nil {
+	// The stage is published whole at the end, so the two large files
+	// are streamed into it rather than built in memory first.
+	if err := writeStream(filepath.Join(stage.Dir, "tracks.json"), func(w io.Writer) error { return export.WriteTracks(w, tracks) }); err != nil {
 		return err
 	}
-	if err := export.WriteMatchesCSV(&mb, tracks.Images, ms); err != nil {
+	if err := writeStream(filepath.Join(stage.Dir, "matches.csv"), func(w io.Writer) error { return export.WriteMatchesCSV(w, tracks.Images, ms) }); err != nil {
 		return err
 	}
+	var rb bytes.Buffer
 	if err := export.WriteJSON(&rb, export.NewReport(res, tracks, ms)); err != nil {
 		return err
 	}
-	if err := writeFiles(stage.Dir, map[string][]byte{"tracks.json": tb.Bytes(), "matches.csv": mb.Bytes(), "report.json": rb.Bytes()}); err != nil {
+	if err := writeFiles(stage.Dir, map[string][]byte{"report.json": rb.Bytes()}); err != nil {
 		return err
 	}
 	if o.export == "colmap" {

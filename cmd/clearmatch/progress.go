@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -100,6 +102,24 @@ func newStage(out string, force bool) (*export.Stage, error) {
 }
 
 // writeFiles writes named files into dir atomically.
+// writeStream writes a new file of a run's stage through a buffer (the
+// stage itself is what makes the output atomic).
+func writeStream(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func writeFiles(dir string, files map[string][]byte) error {
 	for name, data := range files {
 		if err := export.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
