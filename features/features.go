@@ -9,11 +9,9 @@ package features
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/clearmatch/clearmatch/imagefile"
-	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // Point is a position in 0-based pixel coordinates.
@@ -247,65 +245,4 @@ func RootSIFT(desc []float32) {
 			d[j] = float32(math.Sqrt(float64(v / sum)))
 		}
 	}
-}
-
-// RootSIFTMatcher matches the RootSIFT form of SIFT descriptors, computed
-// per call from the SIFT ones it is given, so that a pipeline keeps one
-// copy of every image's descriptors rather than two (the conversion costs
-// a few percent of a pair's matching). It returns exactly what M returns
-// on RootSIFT(query) and RootSIFT(train). Descriptors must be SIFT's
-// (dim DescSize).
-type RootSIFTMatcher struct{ M pairwise.Matcher }
-
-var _ pairwise.MutualMatcher = RootSIFTMatcher{}
-
-func rootCopy(d []float32, dim int) ([]float32, error) {
-	if dim != DescSize {
-		return nil, fmt.Errorf("features: RootSIFT needs %d-float SIFT descriptors, not %d", DescSize, dim)
-	}
-	c := append([]float32(nil), d...)
-	RootSIFT(c)
-	return c, nil
-}
-
-// Nearest2 implements pairwise.Matcher.
-func (r RootSIFTMatcher) Nearest2(query, train []float32, dim int) ([]pairwise.Neighbors, error) {
-	q, err := rootCopy(query, dim)
-	if err != nil {
-		return nil, err
-	}
-	t, err := rootCopy(train, dim)
-	if err != nil {
-		return nil, err
-	}
-	return r.M.Nearest2(q, t, dim)
-}
-
-// Nearest2Mutual implements pairwise.MutualMatcher: from one search when M
-// is a MutualMatcher, from two otherwise.
-func (r RootSIFTMatcher) Nearest2Mutual(query, train []float32, dim int) ([]pairwise.Neighbors, []int32, error) {
-	q, err := rootCopy(query, dim)
-	if err != nil {
-		return nil, nil, err
-	}
-	t, err := rootCopy(train, dim)
-	if err != nil {
-		return nil, nil, err
-	}
-	if mm, ok := r.M.(pairwise.MutualMatcher); ok {
-		return mm.Nearest2Mutual(q, t, dim)
-	}
-	nn, err := r.M.Nearest2(q, t, dim)
-	if err != nil {
-		return nil, nil, err
-	}
-	bn, err := r.M.Nearest2(t, q, dim)
-	if err != nil {
-		return nil, nil, err
-	}
-	back := make([]int32, len(bn))
-	for i, n := range bn {
-		back[i] = n.Best
-	}
-	return nn, back, nil
 }

@@ -5,7 +5,6 @@ package features
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/pairwise"
@@ -148,44 +147,5 @@ func TestBLASMatcherGraffiti(t *testing.T) {
 				t.Fatalf("mutual %v: match %d is %+v, brute force %+v", mutual, k, got[0].Matches[k], want[0].Matches[k])
 			}
 		}
-	}
-}
-
-// TestRootSIFTMatcher: matching SIFT through RootSIFTMatcher is matching
-// their RootSIFT copies, with a MutualMatcher inside or not.
-func TestRootSIFTMatcher(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	q, tr := descriptors(r, 120, DescSize, "sift"), descriptors(r, 90, DescSize, "sift")
-	rq, rt := append([]float32(nil), q...), append([]float32(nil), tr...)
-	RootSIFT(rq)
-	RootSIFT(rt)
-	want, _ := pairwise.BruteForce{}.Nearest2(rq, rt, DescSize)
-	wantBack, _ := pairwise.BruteForce{}.Nearest2(rt, rq, DescSize)
-	for _, inner := range []pairwise.Matcher{pairwise.BruteForce{}, BLASMatcher{}} {
-		m := RootSIFTMatcher{M: inner}
-		got, err := m.Nearest2(q, tr, DescSize)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got2, back, err := m.Nearest2Mutual(q, tr, DescSize)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if !sameNeighbors(got[i], want[i]) || !sameNeighbors(got2[i], want[i]) {
-				t.Fatalf("%T: query %d: %+v, want %+v", inner, i, got[i], want[i])
-			}
-		}
-		for j := range wantBack {
-			if back[j] != wantBack[j].Best {
-				t.Fatalf("%T: train %d: back %d, want %d", inner, j, back[j], wantBack[j].Best)
-			}
-		}
-		if !slices.Equal(q[:DescSize], descriptors(rand.New(rand.NewPCG(7, 8)), 1, DescSize, "sift")) {
-			t.Fatal("the caller's descriptors were changed")
-		}
-	}
-	if _, err := (RootSIFTMatcher{M: pairwise.BruteForce{}}).Nearest2(make([]float32, 8), make([]float32, 8), 4); err == nil {
-		t.Error("dim 4: no error")
 	}
 }

@@ -166,13 +166,25 @@ func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, erro
 	if ro.Workers == 0 {
 		ro.Workers = opts.Workers
 	}
-	x, err := retrieval.BuildFunc(ctx, n, desc, features.DescSize, m, ro)
+	rows := make([]int, n)
+	for i, st := range r.Sets {
+		rows[i] = st.Len()
+	}
+	x, err := retrieval.BuildFunc(ctx, rows, desc, features.DescSize, m, ro)
 	if err != nil {
 		return nil, err
 	}
 	sel.index = x
-	add(PairsRetrieval, x.Pairs(opts.Pairs.k(), opts.Pairs.minRelative()))
-	sel.best = x.Best()
+	nb := x.Neighbors(opts.Pairs.k(), opts.Pairs.minRelative())
+	add(PairsRetrieval, retrieval.Pairs(nb))
+	// Each image's best similarity, for completion's floor: its first
+	// neighbour, which the floor never drops.
+	sel.best = make([]float64, n)
+	for i, ns := range nb {
+		if len(ns) > 0 {
+			sel.best[i] = x.Similarity(i, ns[0])
+		}
+	}
 	if mode != PairsRetrieval {
 		add(PairsSequential, retrieval.Sequential(n, opts.Pairs.overlap()))
 	}

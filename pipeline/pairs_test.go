@@ -115,7 +115,7 @@ func TestRetrievalSeesRootSIFT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := x.Pairs(3, 0.15)
+	want := retrieval.Pairs(x.Neighbors(3, 0.15))
 	var got [][2]int
 	for _, m := range r.Matches {
 		got = append(got, [2]int{m.I, m.J})

@@ -440,7 +440,6 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		pc = newPairCache(opts.PairCacheDir, sets, r.PixelScale, matcher, est, opts)
 	}
 	tried := map[[2]int]bool{}
-	matchedSoFar, verifiedSoFar := 0, 0 // pairs of earlier rounds, for progress
 	source := map[[2]int]string{}
 	batch := sel.pairs
 	for round := 0; len(batch) > 0; round++ {
@@ -455,7 +454,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		t1 := time.Now()
 		mo := opts.Match
 		mo.Workers = opts.Workers
-		mo.Progress = offsetProgress(opts.Progress, StageMatch, matchedSoFar)
+		mo.Progress = offsetProgress(opts.Progress, StageMatch, len(r.Matches))
 		mo.Pairs, mo.Window = batch, 0
 		var ms []pairwise.Pair
 		if pc != nil {
@@ -470,7 +469,6 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			ms = append(ms, done...)
 		}
 		r.Matches = append(r.Matches, ms...)
-		matchedSoFar = len(r.Matches)
 		r.Timing.Match += time.Since(t1)
 		if !opts.Verify {
 			break
@@ -478,7 +476,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		t2 := time.Now()
 		vo := opts.Verification
 		vo.Workers = opts.Workers
-		vo.Progress = offsetProgress(opts.Progress, StageVerify, verifiedSoFar)
+		vo.Progress = offsetProgress(opts.Progress, StageVerify, len(r.Verified))
 		var vs []pairwise.Verified
 		todo := ms
 		if pc != nil {
@@ -493,7 +491,6 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			vs = append(vs, done...)
 		}
 		r.Verified = append(r.Verified, vs...)
-		verifiedSoFar = len(r.Verified)
 		r.Timing.Verify += time.Since(t2)
 		if sel.index == nil || round >= opts.Pairs.Rounds {
 			break

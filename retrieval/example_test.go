@@ -36,7 +36,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(x.Pairs(2, 0.15))
+	fmt.Println(retrieval.Pairs(x.Neighbors(2, 0.15)))
 	// Output: [[0 1] [0 2] [1 2] [3 4] [3 5] [4 5]]
 }
 

@@ -50,11 +50,6 @@ type Options struct {
 	Seed uint64
 	// Workers bounds the images encoded at once; 0 means GOMAXPROCS.
 	Workers int
-	// Prepare, if set, transforms descriptors in place (RootSIFT from
-	// SIFT, say); it is applied to copies, one image at a time, so the
-	// caller's descriptors stay as they are and no second copy of all of
-	// them is held.
-	Prepare func(desc []float32)
 }
 
 func (o Options) withDefaults() Options {
@@ -90,14 +85,24 @@ type Index struct {
 // Build trains a vocabulary on a sample of desc (desc[i] holds image i's
 // descriptors, row-major, dim floats each) and encodes every image.
 func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, opts Options) (*Index, error) {
-	return BuildFunc(ctx, len(desc), func(i int) ([]float32, error) { return desc[i], nil }, dim, m, opts)
+	if dim <= 0 {
+		return nil, fmt.Errorf("retrieval: descriptor size %d", dim)
+	}
+	rows := make([]int, len(desc))
+	for i, d := range desc {
+		if len(d)%dim != 0 {
+			return nil, fmt.Errorf("retrieval: image %d has %d floats, not rows of %d", i, len(d), dim)
+		}
+		rows[i] = len(d) / dim
+	}
+	return BuildFunc(ctx, rows, func(i int) ([]float32, error) { return desc[i], nil }, dim, m, opts)
 }
 
-// BuildFunc is Build with image i's descriptors from get(i), called twice
-// per image (once for the sample, once to encode it), so that a caller
-// need not hold every image's descriptors as floats at once. get's slices
-// are not modified.
-func BuildFunc(ctx context.Context, n int, get func(i int) ([]float32, error), dim int, m pairwise.Matcher, opts Options) (*Index, error) {
+// BuildFunc is Build for images of rows[i] descriptors each, got from
+// get(i) when needed (once for the sample, once to encode the image), so
+// that a caller need not hold every image's descriptors as floats at
+// once. get's slices are not modified.
+func BuildFunc(ctx context.Context, rows []int, get func(i int) ([]float32, error), dim int, m pairwise.Matcher, opts Options) (*Index, error) {
 	if dim <= 0 {
 		return nil, fmt.Errorf("retrieval: descriptor size %d", dim)
 	}
@@ -105,19 +110,12 @@ func BuildFunc(ctx context.Context, n int, get func(i int) ([]float32, error), d
 		return nil, errors.New("retrieval: negative option")
 	}
 	o := opts.withDefaults()
-	rows := make([]int, n)
+	n := len(rows)
 	total := 0
-	for i := range rows {
-		d, err := get(i)
-		if err != nil {
-			return nil, fmt.Errorf("retrieval: image %d: %w", i, err)
-		}
-		if len(d)%dim != 0 {
-			return nil, fmt.Errorf("retrieval: image %d has %d floats, not rows of %d", i, len(d), dim)
-		}
-		rows[i] = len(d) / dim
-		total += rows[i]
+	for _, r := range rows {
+		total += r
 	}
+	get = checked(get, rows, dim)
 	var sample []float32
 	for i := range rows {
 		take := rows[i]
@@ -135,9 +133,6 @@ func BuildFunc(ctx context.Context, n int, get func(i int) ([]float32, error), d
 			r := int(int64(k) * int64(rows[i]) / int64(take))
 			sample = append(sample, d[r*dim:(r+1)*dim]...)
 		}
-	}
-	if o.Prepare != nil {
-		o.Prepare(sample)
 	}
 	ns := len(sample) / dim
 	words := min(o.Words, max(1, ns/8))
@@ -164,10 +159,6 @@ func BuildFunc(ctx context.Context, n int, get func(i int) ([]float32, error), d
 					errs[i] = err
 					continue
 				}
-				if o.Prepare != nil {
-					d = append([]float32(nil), d...)
-					o.Prepare(d)
-				}
 				x.Codes[i], errs[i] = x.encode(d, m)
 			}
 		}()
@@ -191,6 +182,18 @@ feed:
 		}
 	}
 	return x, nil
+}
+
+// checked wraps get so that an image whose descriptors are not rows[i]
+// rows of dim floats is an error.
+func checked(get func(int) ([]float32, error), rows []int, dim int) func(int) ([]float32, error) {
+	return func(i int) ([]float32, error) {
+		d, err := get(i)
+		if err == nil && len(d) != rows[i]*dim {
+			err = fmt.Errorf("%d floats for %d descriptors of %d", len(d), rows[i], dim)
+		}
+		return d, err
+	}
 }
 
 // kmeans clusters the rows of x into k centres: k-means++ seeding from
@@ -318,18 +321,6 @@ func normalize(v []float64) {
 	}
 }
 
-// Best returns each image's similarity to its most similar other image
-// (0 for a single image).
-func (x *Index) Best() []float64 {
-	out := make([]float64, len(x.Codes))
-	for i, nb := range x.Neighbors(1, 0) {
-		if len(nb) > 0 {
-			out[i] = x.Similarity(i, nb[0])
-		}
-	}
-	return out
-}
-
 // Similarity is the dot product of images i and j's codes, in [-1, 1].
 func (x *Index) Similarity(i, j int) float64 {
 	s := 0.0
@@ -393,12 +384,12 @@ func (x *Index) Neighbors(k int, rel float64) [][]int {
 	return out
 }
 
-// Pairs returns the pairs (I < J, sorted) in which either image is among
-// the other's Neighbors(k, rel).
-func (x *Index) Pairs(k int, rel float64) [][2]int {
+// Pairs returns the pairs (I < J, sorted) in which either image is in
+// the other's neighbour list (nb as Neighbors returns it).
+func Pairs(nb [][]int) [][2]int {
 	var out [][2]int
-	for i, nb := range x.Neighbors(k, rel) {
-		for _, j := range nb {
+	for i, ns := range nb {
+		for _, j := range ns {
 			out = append(out, [2]int{min(i, j), max(i, j)})
 		}
 	}

@@ -126,7 +126,7 @@ func TestBuildSeparatesScenes(t *testing.T) {
 	if got := x1.Neighbors(100, 0); len(got[0]) != len(desc)-1 {
 		t.Errorf("k beyond the image count: %d neighbours", len(got[0]))
 	}
-	for _, p := range x1.Pairs(3, 0.15) {
+	for _, p := range Pairs(x1.Neighbors(3, 0.15)) {
 		if p[0] >= p[1] {
 			t.Fatalf("pair %v not I < J", p)
 		}
