@@ -10,11 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
 // DefaultRatio is Lowe's ratio on Euclidean distances used by the paper:
@@ -145,7 +144,7 @@ func MatchAllFunc(ctx context.Context, n int, get func(i int) ([]float32, error)
 	}
 	out := make([]Pair, len(list))
 	errs := make([]error, len(list))
-	forEach(ctx, len(list), opts.Workers, opts.Progress, func(k int) {
+	pool.ForEach(ctx, len(list), opts.Workers, opts.Progress, func(k int) {
 		i, j := list[k][0], list[k][1]
 		out[k] = Pair{I: i, J: j}
 		var a, b []float32
@@ -173,46 +172,6 @@ func MatchAllFunc(ctx context.Context, n int, get func(i int) ([]float32, error)
 		}
 	}
 	return out, nil
-}
-
-// forEach calls fn(k) for k in [0, n) on a pool of workers (0 means
-// GOMAXPROCS) fed in order, calling progress (serialized) after each; it
-// stops feeding when ctx is done and returns once every started call has.
-// Each call writes only its own slot, so the output does not depend on the
-// number of workers.
-func forEach(ctx context.Context, n, workers int, progress func(done, total int), fn func(k int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < min(workers, max(n, 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				fn(k)
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, n)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for k := 0; k < n; k++ {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
 }
 
 // matchPair applies the ratio test to every descriptor of a against b: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clearmatch/clearmatch/internal/pool"
 	"math"
 	"sort"
 )
@@ -223,7 +224,7 @@ func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estima
 	}
 	out := make([]Verified, len(pairs))
 	errs := make([]error, len(pairs))
-	forEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) {
+	pool.ForEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) {
 		p := pairs[k]
 		if p.I < 0 || p.J >= len(views) || p.I >= p.J {
 			errs[k] = fmt.Errorf("pairwise: bad pair (%d, %d)", p.I, p.J)

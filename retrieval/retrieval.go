@@ -27,11 +27,11 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 
+	"github.com/clearmatch/clearmatch/internal/pool"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -147,32 +147,12 @@ func BuildFunc(ctx context.Context, rows []int, get func(i int) ([]float32, erro
 	sample = nil
 	x.Codes = make([][]float32, n)
 	errs := make([]error, n)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(o.Workers, max(1, n)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				d, err := get(i)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				x.Codes[i], errs[i] = x.encode(d, m)
-			}
-		}()
-	}
-feed:
-	for i := 0; i < n; i++ {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
+	pool.ForEach(ctx, n, o.Workers, nil, func(i int) {
+		var d []float32
+		if d, errs[i] = get(i); errs[i] == nil {
+			x.Codes[i], errs[i] = x.encode(d, m)
 		}
-	}
-	close(jobs)
-	wg.Wait()
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -8,11 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/clearmatch/clearmatch/datasets"
+	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
 const synthPhotosUsage = `synth-photos -views N -out DIR [-force] [flags]
@@ -65,12 +64,12 @@ func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout,
 	names := stripNames(*views, *seed, *ordered)
 	pr := newProgress(stderr)
 	errs := make([]error, *views)
-	forEachIndex(ctx, *views, func(k int) {
+	pool.ForEach(ctx, *views, 0, func(done, total int) { pr.Update("render", done, total) }, func(k int) {
 		var b bytes.Buffer
 		if errs[k] = png.Encode(&b, strip.Render(k)); errs[k] == nil {
 			errs[k] = os.WriteFile(filepath.Join(imgDir, names[k]), b.Bytes(), 0o644)
 		}
-	}, func(done int) { pr.Update("render", done, *views) })
+	})
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -118,36 +117,4 @@ func stripNames(n int, seed uint64, ordered bool) []string {
 		}
 	}
 	return out
-}
-
-// forEachIndex calls fn(k) for k in [0, n) on GOMAXPROCS workers, and
-// progress (serialized) after each; it stops feeding when ctx is done.
-func forEachIndex(ctx context.Context, n int, fn func(k int), progress func(done int)) {
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range jobs {
-				fn(k)
-				mu.Lock()
-				done++
-				progress(done)
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for k := 0; k < n; k++ {
-		select {
-		case jobs <- k:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
 }
