@@ -97,10 +97,25 @@ func MinTrack(item []int, k int) []int {
 	return out
 }
 
-func pairsDistinct(view []int, pairs []clear.Pair) bool {
+func pairsDistinct(view []int, pairs []clear.Pair) bool { return IsDistinct(view, pairs) }
+
+// IsDistinct reports whether pairs (unordered, each listed once) are
+// distinct in the paper's sense: no block of the association matrix,
+// diagonal blocks included, has two ones in a row or column. That is, no
+// pair joins two observations of one view and no observation is paired
+// with two observations of one other view. view[i] is the view of
+// observation i.
+func IsDistinct(view []int, pairs []clear.Pair) bool {
+	seen := make(map[[2]int]bool, 2*len(pairs))
 	for _, p := range pairs {
 		if view[p.A] == view[p.B] {
 			return false
+		}
+		for _, k := range [2][2]int{{p.A, view[p.B]}, {p.B, view[p.A]}} {
+			if seen[k] {
+				return false
+			}
+			seen[k] = true
 		}
 	}
 	return true

@@ -55,7 +55,9 @@ func TestEvaluate(t *testing.T) {
 	input := []clear.Pair{{A: 0, B: 2}, {A: 2, B: 4}, {A: 1, B: 3}, {A: 3, B: 4}, {A: 1, B: 5}}
 	item := []int{0, 1, 0, 1, 0, 2} // a perfect answer
 	r := Evaluate(truth, view, input, item, 2)
-	if r.Input.Returned != 5 || r.Input.Correct != 3 || r.Input.CycleConsistent || !r.Input.Distinct {
+	// 4 is paired with 2 and 3, both of view 1: the block P_21 has two ones
+	// in a row, so the input is not distinct.
+	if r.Input.Returned != 5 || r.Input.Correct != 3 || r.Input.CycleConsistent || r.Input.Distinct {
 		t.Errorf("input %+v", r.Input)
 	}
 	// The closure is one component of all six (15 pairs, 4 correct), which
@@ -77,5 +79,25 @@ func TestEvaluate(t *testing.T) {
 	// A non-distinct answer is reported as such.
 	if r := Evaluate(truth, view, input, []int{0, 0, 1, 1, 2, 2}, 2); r.Clear.Distinct {
 		t.Errorf("items {0,1} of view 0 reported distinct")
+	}
+}
+
+func TestIsDistinct(t *testing.T) {
+	view := []int{0, 0, 1, 1, 2}
+	for _, c := range []struct {
+		name  string
+		pairs []clear.Pair
+		want  bool
+	}{
+		{"empty", nil, true},
+		{"a partial permutation", []clear.Pair{{A: 0, B: 2}, {A: 1, B: 3}, {A: 2, B: 4}}, true},
+		{"inside a view", []clear.Pair{{A: 0, B: 1}}, false},
+		{"two partners in one view", []clear.Pair{{A: 0, B: 2}, {A: 0, B: 3}}, false},
+		{"two partners, as B", []clear.Pair{{A: 2, B: 4}, {A: 3, B: 4}}, false},
+		{"partners in two views", []clear.Pair{{A: 0, B: 2}, {A: 0, B: 4}}, true},
+	} {
+		if got := IsDistinct(view, c.pairs); got != c.want {
+			t.Errorf("%s: IsDistinct = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
