@@ -1,0 +1,361 @@
+package multiway
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/clear"
+	"gonum.org/v1/gonum/mat"
+)
+
+// sparse is the aggregate association matrix P of a problem: identity
+// diagonal blocks and the symmetrized cross-view associations, as
+// compressed rows with sorted columns. The identity is implicit.
+type sparse struct {
+	l      int
+	view   []int // view of each observation
+	offset []int // first observation of each view; len = views+1
+	start  []int // row r is col[start[r]:start[r+1]], val likewise
+	col    []int
+	val    []float64
+}
+
+// newSparse validates p and builds its P. Associations inside one view are
+// dropped (the diagonal blocks are I); an association listed twice keeps
+// its larger weight; a Directed problem is symmetrized as (P + Pᵀ)/2.
+func newSparse(p *clear.Problem) (*sparse, error) {
+	s := &sparse{offset: make([]int, len(p.ViewSizes)+1)}
+	for v, n := range p.ViewSizes {
+		if n < 0 {
+			return nil, &clear.InputError{Index: -1, Err: fmt.Errorf("view %d has negative size %d", v, n)}
+		}
+		if n > clear.MaxObservations-s.offset[v] {
+			return nil, &clear.InputError{Index: -1, Err: fmt.Errorf("view sizes add up to more than %d observations", clear.MaxObservations)}
+		}
+		s.offset[v+1] = s.offset[v] + n
+	}
+	s.l = s.offset[len(p.ViewSizes)]
+	s.view = make([]int, s.l)
+	for v := range p.ViewSizes {
+		for i := s.offset[v]; i < s.offset[v+1]; i++ {
+			s.view[i] = v
+		}
+	}
+	type entry struct {
+		r, c int
+		w    float64
+	}
+	es := make([]entry, 0, 2*len(p.Associations))
+	for k, a := range p.Associations {
+		if a.A < 0 || a.A >= s.l || a.B < 0 || a.B >= s.l {
+			return nil, &clear.InputError{Index: k, Err: fmt.Errorf("observation index out of range [0, %d) in (%d, %d)", s.l, a.A, a.B)}
+		}
+		w := a.W
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 || w > 1 {
+			return nil, &clear.InputError{Index: k, Err: fmt.Errorf("weight %v of (%d, %d) is not in (0, 1]", w, a.A, a.B)}
+		}
+		if w == 0 {
+			w = 1
+		}
+		if s.view[a.A] == s.view[a.B] {
+			continue
+		}
+		if p.Directed {
+			w /= 2
+		}
+		es = append(es, entry{a.A, a.B, w}, entry{a.B, a.A, w})
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].r != es[j].r {
+			return es[i].r < es[j].r
+		}
+		return es[i].c < es[j].c
+	})
+	s.start = make([]int, s.l+1)
+	for i := 0; i < len(es); {
+		j := i
+		w := 0.0
+		for ; j < len(es) && es[j].r == es[i].r && es[j].c == es[i].c; j++ {
+			if p.Directed {
+				w += es[j].w // (P + Pᵀ)/2: the two directions add
+			} else {
+				w = max(w, es[j].w)
+			}
+		}
+		s.col = append(s.col, es[i].c)
+		s.val = append(s.val, min(w, 1))
+		s.start[es[i].r+1]++
+		i = j
+	}
+	for r := 0; r < s.l; r++ {
+		s.start[r+1] += s.start[r]
+	}
+	return s, nil
+}
+
+// views returns the number of views.
+func (s *sparse) views() int { return len(s.offset) - 1 }
+
+// size returns the number of observations of view v.
+func (s *sparse) size(v int) int { return s.offset[v+1] - s.offset[v] }
+
+// at returns P[r][c].
+func (s *sparse) at(r, c int) float64 {
+	if r == c {
+		return 1
+	}
+	row := s.col[s.start[r]:s.start[r+1]]
+	k := sort.SearchInts(row, c)
+	if k < len(row) && row[k] == c {
+		return s.val[s.start[r]+k]
+	}
+	return 0
+}
+
+// mulDense returns P·X for X with l rows of width k (row-major).
+func (s *sparse) mulDense(x []float64, k int) []float64 {
+	out := make([]float64, len(x))
+	copy(out, x) // identity diagonal
+	for r := 0; r < s.l; r++ {
+		dst := out[r*k : (r+1)*k]
+		for e := s.start[r]; e < s.start[r+1]; e++ {
+			w, src := s.val[e], x[s.col[e]*k:(s.col[e]+1)*k]
+			for j, v := range src {
+				dst[j] += w * v
+			}
+		}
+	}
+	return out
+}
+
+// components returns the connected components of P's graph, each sorted,
+// in the order of their smallest observation.
+func (s *sparse) components() [][]int {
+	seen := make([]bool, s.l)
+	var out [][]int
+	for r := 0; r < s.l; r++ {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		comp := []int{r}
+		for q := 0; q < len(comp); q++ {
+			v := comp[q]
+			for e := s.start[v]; e < s.start[v+1]; e++ {
+				if c := s.col[e]; !seen[c] {
+					seen[c] = true
+					comp = append(comp, c)
+				}
+			}
+		}
+		sort.Ints(comp)
+		out = append(out, comp)
+	}
+	return out
+}
+
+// eigenpairs are k eigenpairs of P: Vec holds the eigenvectors as the
+// columns of an l×k row-major matrix, Val the eigenvalues, in the order of
+// selection (largest first).
+type eigenpairs struct {
+	Val []float64
+	Vec []float64
+	k   int
+}
+
+// topEigen returns the k eigenpairs of P with the largest eigenvalues
+// (byMagnitude: the largest |λ|). P is block diagonal over its connected
+// components up to a permutation, so its eigenpairs are those of the
+// components: each is decomposed densely (cubic in the component's size,
+// never in l) and the k best are taken over all. Equal keys are taken in
+// the order of their components, then of the eigenvalues within one.
+// Singletons contribute λ = 1 with a unit vector, without a decomposition.
+func (s *sparse) topEigen(ctx context.Context, k int, byMagnitude bool) (eigenpairs, error) {
+	k = min(k, s.l)
+	type cand struct {
+		key, val float64
+		comp     int
+		idx      int
+		vec      []float64 // over the component's vertices
+	}
+	comps := s.components()
+	var cands []cand
+	for ci, comp := range comps {
+		if err := ctx.Err(); err != nil {
+			return eigenpairs{}, err
+		}
+		n := len(comp)
+		if n == 1 {
+			cands = append(cands, cand{key: 1, val: 1, comp: ci, vec: []float64{1}})
+			continue
+		}
+		pos := make(map[int]int, n)
+		for i, v := range comp {
+			pos[v] = i
+		}
+		d := mat.NewSymDense(n, nil)
+		for i, v := range comp {
+			d.SetSym(i, i, 1)
+			for e := s.start[v]; e < s.start[v+1]; e++ {
+				if j := pos[s.col[e]]; j > i {
+					d.SetSym(i, j, s.val[e])
+				}
+			}
+		}
+		var es mat.EigenSym
+		if !es.Factorize(d, true) {
+			return eigenpairs{}, fmt.Errorf("multiway: eigendecomposition of a %d-observation component did not converge", n)
+		}
+		vals := es.Values(nil)
+		var vecs mat.Dense
+		es.VectorsTo(&vecs)
+		// Keep this component's best min(k, n): no more can be chosen.
+		order := make([]int, n)
+		for i := range order {
+			order[i] = n - 1 - i // descending eigenvalue
+		}
+		if byMagnitude {
+			sort.SliceStable(order, func(a, b int) bool {
+				return math.Abs(vals[order[a]]) > math.Abs(vals[order[b]])
+			})
+		}
+		for _, j := range order[:min(k, n)] {
+			v := make([]float64, n)
+			mat.Col(v, j, &vecs)
+			key := vals[j]
+			if byMagnitude {
+				key = math.Abs(key)
+			}
+			cands = append(cands, cand{key: key, val: vals[j], comp: ci, idx: len(cands), vec: v})
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].key > cands[b].key })
+	out := eigenpairs{Val: make([]float64, k), Vec: make([]float64, s.l*k), k: k}
+	for j, c := range cands[:k] {
+		out.Val[j] = c.val
+		for i, v := range comps[c.comp] {
+			out.Vec[v*k+j] = c.vec[i]
+		}
+	}
+	return out, nil
+}
+
+// row returns row i of the eigenvector matrix.
+func (e eigenpairs) row(i int) []float64 { return e.Vec[i*e.k : (i+1)*e.k] }
+
+// greedyRound is the rounding of Spectral and MatchLift: observations in
+// index order; an unassigned one opens a new item, and for every later
+// view the unassigned observation whose row has the largest inner product
+// with its row (the first on ties) joins the item when the product passes
+// accept. It returns the item of every observation, numbered by first
+// appearance.
+func greedyRound(s *sparse, rows func(i int) []float64, accept func(float64) bool) []int {
+	item := make([]int, s.l)
+	for i := range item {
+		item[i] = -1
+	}
+	next := 0
+	for i := 0; i < s.l; i++ {
+		if item[i] >= 0 {
+			continue
+		}
+		item[i] = next
+		ri := rows(i)
+		for v := s.view[i] + 1; v < s.views(); v++ {
+			best, bestDot := -1, math.Inf(-1)
+			for j := s.offset[v]; j < s.offset[v+1]; j++ {
+				if item[j] >= 0 {
+					continue
+				}
+				if d := dot(ri, rows(j)); d > bestDot {
+					best, bestDot = j, d
+				}
+			}
+			if best >= 0 && accept(bestDot) {
+				item[best] = next
+			}
+		}
+		next++
+	}
+	return item
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+// hungarianMax assigns each of the r rows of the r×c (r ≤ c) row-major
+// weight matrix w to a distinct column maximizing the total weight, and
+// returns the column of every row. It is the O(r²c) shortest augmenting
+// path algorithm on the costs −w; equal totals resolve deterministically.
+func hungarianMax(w []float64, r, c int) []int {
+	const inf = math.MaxFloat64
+	u := make([]float64, r+1)
+	v := make([]float64, c+1)
+	p := make([]int, c+1) // p[j]: row (1-based) assigned to column j
+	way := make([]int, c+1)
+	minv := make([]float64, c+1)
+	used := make([]bool, c+1)
+	for i := 1; i <= r; i++ {
+		p[0] = i
+		j0 := 0
+		for j := range minv {
+			minv[j] = inf
+			used[j] = false
+		}
+		for {
+			used[j0] = true
+			i0, delta, j1 := p[j0], inf, 0
+			for j := 1; j <= c; j++ {
+				if used[j] {
+					continue
+				}
+				cur := -w[(i0-1)*c+j-1] - u[i0] - v[j]
+				if cur < minv[j] {
+					minv[j], way[j] = cur, j0
+				}
+				if minv[j] < delta {
+					delta, j1 = minv[j], j
+				}
+			}
+			for j := 0; j <= c; j++ {
+				if used[j] {
+					u[p[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if p[j0] == 0 {
+				break
+			}
+		}
+		for j0 != 0 {
+			j1 := way[j0]
+			p[j0] = p[j1]
+			j0 = j1
+		}
+	}
+	col := make([]int, r)
+	for j := 1; j <= c; j++ {
+		if p[j] > 0 {
+			col[p[j]-1] = j - 1
+		}
+	}
+	return col
+}
+
+// sortByMagnitude orders the indices (given in descending eigenvalue order)
+// by descending |vals|, stably.
+func sortByMagnitude(order []int, vals []float64) {
+	sort.SliceStable(order, func(a, b int) bool {
+		return math.Abs(vals[order[a]]) > math.Abs(vals[order[b]])
+	})
+}
