@@ -156,13 +156,19 @@ func (s *sparse) components() [][]int {
 	return out
 }
 
-// eigenpairs are k eigenpairs of P: Vec holds the eigenvectors as the
-// columns of an l×k row-major matrix, Val the eigenvalues, in the order of
-// selection (largest first).
+// eigenpairs are k eigenpairs of P, selected largest first. An eigenvector
+// of P lives on one connected component, so the l×k matrix of vectors is
+// stored by component: observation i has nonzero entries only in the
+// columns cols[comp[i]] (increasing), whose values are rows[i]. Rows of
+// different components are orthogonal; memory is Σ |component|·(its
+// selected vectors), at most l·min(k, largest component).
 type eigenpairs struct {
-	Val []float64
-	Vec []float64
-	k   int
+	Val   []float64
+	k     int
+	comp  []int       // component of each observation
+	cols  [][]int     // selected columns of each component
+	rows  [][]float64 // each observation's values at its component's columns
+	comps [][]int     // members of each component, sorted
 }
 
 // topEigen returns the k eigenpairs of P with the largest eigenvalues
@@ -172,12 +178,15 @@ type eigenpairs struct {
 // never in l) and the k best are taken over all. Equal keys are taken in
 // the order of their components, then of the eigenvalues within one.
 // Singletons contribute λ = 1 with a unit vector, without a decomposition.
-func (s *sparse) topEigen(ctx context.Context, k int, byMagnitude bool) (eigenpairs, error) {
+func (s *sparse) topEigen(ctx context.Context, k int, opts *Options) (eigenpairs, error) {
+	return s.topEigenBy(ctx, k, false, opts)
+}
+
+func (s *sparse) topEigenBy(ctx context.Context, k int, byMagnitude bool, opts *Options) (eigenpairs, error) {
 	k = min(k, s.l)
 	type cand struct {
 		key, val float64
 		comp     int
-		idx      int
 		vec      []float64 // over the component's vertices
 	}
 	comps := s.components()
@@ -190,6 +199,9 @@ func (s *sparse) topEigen(ctx context.Context, k int, byMagnitude bool) (eigenpa
 		if n == 1 {
 			cands = append(cands, cand{key: 1, val: 1, comp: ci, vec: []float64{1}})
 			continue
+		}
+		if n > 200 {
+			opts.progress(ci, len(comps))
 		}
 		pos := make(map[int]int, n)
 		for i, v := range comp {
@@ -206,7 +218,7 @@ func (s *sparse) topEigen(ctx context.Context, k int, byMagnitude bool) (eigenpa
 		}
 		var es mat.EigenSym
 		if !es.Factorize(d, true) {
-			return eigenpairs{}, fmt.Errorf("multiway: eigendecomposition of a %d-observation component did not converge", n)
+			return eigenpairs{}, errNotConverged(n)
 		}
 		vals := es.Values(nil)
 		var vecs mat.Dense
@@ -217,9 +229,7 @@ func (s *sparse) topEigen(ctx context.Context, k int, byMagnitude bool) (eigenpa
 			order[i] = n - 1 - i // descending eigenvalue
 		}
 		if byMagnitude {
-			sort.SliceStable(order, func(a, b int) bool {
-				return math.Abs(vals[order[a]]) > math.Abs(vals[order[b]])
-			})
+			sortByMagnitude(order, vals)
 		}
 		for _, j := range order[:min(k, n)] {
 			v := make([]float64, n)
@@ -228,33 +238,75 @@ func (s *sparse) topEigen(ctx context.Context, k int, byMagnitude bool) (eigenpa
 			if byMagnitude {
 				key = math.Abs(key)
 			}
-			cands = append(cands, cand{key: key, val: vals[j], comp: ci, idx: len(cands), vec: v})
+			cands = append(cands, cand{key: key, val: vals[j], comp: ci, vec: v})
 		}
 	}
+	opts.progress(len(comps), len(comps))
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].key > cands[b].key })
-	out := eigenpairs{Val: make([]float64, k), Vec: make([]float64, s.l*k), k: k}
-	for j, c := range cands[:k] {
-		out.Val[j] = c.val
-		for i, v := range comps[c.comp] {
-			out.Vec[v*k+j] = c.vec[i]
+	e := eigenpairs{Val: make([]float64, k), k: k, comp: make([]int, s.l), cols: make([][]int, len(comps)), rows: make([][]float64, s.l), comps: comps}
+	for ci, comp := range comps {
+		for _, v := range comp {
+			e.comp[v] = ci
 		}
 	}
-	return out, nil
+	for j, c := range cands[:k] {
+		e.Val[j] = c.val
+		e.cols[c.comp] = append(e.cols[c.comp], j)
+		for i, v := range comps[c.comp] {
+			e.rows[v] = append(e.rows[v], c.vec[i])
+		}
+	}
+	return e, nil
 }
 
-// row returns row i of the eigenvector matrix.
-func (e eigenpairs) row(i int) []float64 { return e.Vec[i*e.k : (i+1)*e.k] }
+// dot returns the inner product of rows i and j.
+func (e eigenpairs) dot(i, j int) float64 {
+	if e.comp[i] != e.comp[j] {
+		return 0
+	}
+	return dot(e.rows[i], e.rows[j])
+}
+
+// scale multiplies column j by f[j].
+func (e eigenpairs) scale(f []float64) {
+	for i, r := range e.rows {
+		for t, j := range e.cols[e.comp[i]] {
+			r[t] *= f[j]
+		}
+	}
+}
+
+// dense returns the vectors as an l×k row-major matrix.
+func (e eigenpairs) dense() []float64 {
+	out := make([]float64, len(e.rows)*e.k)
+	for i, r := range e.rows {
+		for t, j := range e.cols[e.comp[i]] {
+			out[i*e.k+j] = r[t]
+		}
+	}
+	return out
+}
 
 // greedyRound is the rounding of Spectral and MatchLift: observations in
 // index order; an unassigned one opens a new item, and for every later
-// view the unassigned observation whose row has the largest inner product
-// with its row (the first on ties) joins the item when the product passes
-// accept. It returns the item of every observation, numbered by first
-// appearance.
-func greedyRound(s *sparse, rows func(i int) []float64, accept func(float64) bool) []int {
+// view the unassigned observation with the largest inner product (dot)
+// with it, the first on ties, joins the item when the product passes
+// accept. When group is not nil, observations of different groups have
+// inner product 0 (and accept(0) is false): only the group's own members
+// are searched, with the same result. It returns the item of every
+// observation, numbered by first appearance.
+func greedyRound(s *sparse, group []int, dot func(i, j int) float64, accept func(float64) bool) []int {
 	item := make([]int, s.l)
 	for i := range item {
 		item[i] = -1
+	}
+	// Candidates of observation i in view v: members of i's group in v.
+	members := map[[2]int][]int{}
+	if group != nil {
+		for i, g := range group {
+			k := [2]int{g, s.view[i]}
+			members[k] = append(members[k], i)
+		}
 	}
 	next := 0
 	for i := 0; i < s.l; i++ {
@@ -262,15 +314,22 @@ func greedyRound(s *sparse, rows func(i int) []float64, accept func(float64) boo
 			continue
 		}
 		item[i] = next
-		ri := rows(i)
 		for v := s.view[i] + 1; v < s.views(); v++ {
 			best, bestDot := -1, math.Inf(-1)
-			for j := s.offset[v]; j < s.offset[v+1]; j++ {
-				if item[j] >= 0 {
-					continue
+			try := func(j int) {
+				if item[j] < 0 {
+					if d := dot(i, j); d > bestDot {
+						best, bestDot = j, d
+					}
 				}
-				if d := dot(ri, rows(j)); d > bestDot {
-					best, bestDot = j, d
+			}
+			if group != nil {
+				for _, j := range members[[2]int{group[i], v}] {
+					try(j)
+				}
+			} else {
+				for j := s.offset[v]; j < s.offset[v+1]; j++ {
+					try(j)
 				}
 			}
 			if best >= 0 && accept(bestDot) {

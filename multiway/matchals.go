@@ -7,7 +7,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/clear"
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,87 +30,94 @@ const (
 // A starts uniform in [0, 1) from Options.Seed. The output, (X + Xᵀ)/2 >
 // 0.5, is neither consistent nor distinct in general.
 //
-// Memory: four dense l×l matrices (X, Z, Y and the previous X).
+// As the authors' code, it computes in single precision (the k×k normal
+// equations in double). Memory: five dense l×l float32 matrices (the
+// previous and the new X, the ADMM point, Z and Y).
 func matchALS(ctx context.Context, s *sparse, m int, opts *Options) (*Result, error) {
 	l := s.l
 	k := min(2*m, l)
 	if l == 0 || k == 0 {
 		return &Result{Converged: true}, nil
 	}
-	X := mat.NewDense(l, l, nil)
+	sq := func() blas32.General { return blas32.General{Rows: l, Cols: l, Stride: l, Data: make([]float32, l*l)} }
+	lk := func() blas32.General { return blas32.General{Rows: l, Cols: k, Stride: k, Data: make([]float32, l*k)} }
+	Xp, Xn, T, Z, Y := sq(), sq(), sq(), sq(), sq()
 	for r := 0; r < l; r++ {
 		for e := s.start[r]; e < s.start[r+1]; e++ {
-			X.Set(r, s.col[e], s.val[e])
+			Xp.Data[r*l+s.col[e]] = float32(s.val[e])
 		}
 	}
-	Z := mat.DenseCopyOf(X)
-	Y := mat.NewDense(l, l, nil)
-	X0 := mat.NewDense(l, l, nil)
+	copy(Z.Data, Xp.Data)
 	rng := rand.New(rand.NewPCG(opts.seed(), 0xa15))
-	A := mat.NewDense(l, k, nil)
-	for i := 0; i < l; i++ {
-		for j := 0; j < k; j++ {
-			A.Set(i, j, rng.Float64())
-		}
+	A, B, TB := lk(), lk(), lk()
+	for i := range A.Data {
+		A.Data[i] = float32(rng.Float64())
 	}
-	B := mat.NewDense(l, k, nil)
-	ATX := mat.NewDense(k, l, nil)
-	G := mat.NewDense(k, k, nil)
+	ATX := blas32.General{Rows: k, Cols: l, Stride: l, Data: make([]float32, k*l)}
+	rhs := mat.NewDense(k, l, nil)
+	gram := blas32.General{Rows: k, Cols: k, Stride: k, Data: make([]float32, k*k)}
 	mu := float64(alsMu0)
 	maxIter := opts.maxIter(alsMaxIter)
-	xr, zr, yr, x0r := X.RawMatrix(), Z.RawMatrix(), Y.RawMatrix(), X0.RawMatrix()
 	res := &Result{}
 	for it := 1; it <= maxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		X0.Copy(X)
-		// X ← Z − (Y − W + β)/μ, with the sparse W added after.
+		// T ← Z − (Y − W + β)/μ, with the sparse W added after.
+		inv := float32(1 / mu)
 		for i := 0; i < l; i++ {
-			xrow, zrow, yrow := xr.Data[i*xr.Stride:i*xr.Stride+l], zr.Data[i*zr.Stride:i*zr.Stride+l], yr.Data[i*yr.Stride:i*yr.Stride+l]
-			for j := range xrow {
-				xrow[j] = zrow[j] - (yrow[j]+alsBeta)/mu
+			t, z, y := T.Data[i*l:(i+1)*l], Z.Data[i*l:(i+1)*l], Y.Data[i*l:(i+1)*l]
+			for j := range t {
+				t[j] = z[j] - (y[j]+alsBeta)*inv
 			}
 			for e := s.start[i]; e < s.start[i+1]; e++ {
-				xrow[s.col[e]] += s.val[e] / mu
+				t[s.col[e]] += float32(s.val[e]) * inv
 			}
 		}
-		// B ← ((AᵀA + (α/μ)I)⁻¹ AᵀX)ᵀ
-		if err := ridgeSolve(G, A, ATX, X, alsAlpha/mu, false); err != nil {
+		// B ← ((AᵀA + (α/μ)I)⁻¹ AᵀT)ᵀ
+		blas32.Gemm(blas.Trans, blas.NoTrans, 1, A, T, 0, ATX)
+		if err := ridge(gram, A, ATX.Data, rhs, alsAlpha/mu, B); err != nil {
 			return nil, err
 		}
-		B.Copy(ATX.T())
-		// A ← ((BᵀB + (α/μ)I)⁻¹ BᵀXᵀ)ᵀ
-		if err := ridgeSolve(G, B, ATX, X, alsAlpha/mu, true); err != nil {
+		// A ← ((BᵀB + (α/μ)I)⁻¹ BᵀTᵀ)ᵀ, with BᵀTᵀ = (TB)ᵀ
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, T, B, 0, TB)
+		for i := 0; i < l; i++ {
+			for j := 0; j < k; j++ {
+				ATX.Data[j*l+i] = TB.Data[i*k+j]
+			}
+		}
+		if err := ridge(gram, B, ATX.Data, rhs, alsAlpha/mu, A); err != nil {
 			return nil, err
 		}
-		A.Copy(ATX.T())
 		// X ← ABᵀ
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, A.RawMatrix(), B.RawMatrix(), 0, xr)
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1, A, B, 0, Xn)
 		// Z ← X + Y/μ projected; Y ← Y + μ(X − Z); residuals.
 		var pRes, dRes float64
+		muf := float32(mu)
 		for i := 0; i < l; i++ {
 			v := s.view[i]
 			lo, hi := s.offset[v], s.offset[v+1]
-			xrow, zrow, yrow, x0row := xr.Data[i*xr.Stride:i*xr.Stride+l], zr.Data[i*zr.Stride:i*zr.Stride+l], yr.Data[i*yr.Stride:i*yr.Stride+l], x0r.Data[i*x0r.Stride:i*x0r.Stride+l]
-			for j := range xrow {
-				var z float64
-				switch {
-				case j == i:
-					z = 1
-				case j >= lo && j < hi:
-					z = 0
-				default:
-					z = min(max(xrow[j]+yrow[j]/mu, 0), 1)
+			x, xp, z, y := Xn.Data[i*l:(i+1)*l], Xp.Data[i*l:(i+1)*l], Z.Data[i*l:(i+1)*l], Y.Data[i*l:(i+1)*l]
+			var pr, dr float32
+			for j := range x {
+				zj := min(max(x[j]+y[j]*inv, 0), 1)
+				if j >= lo && j < hi {
+					zj = 0
+					if j == i {
+						zj = 1
+					}
 				}
-				zrow[j] = z
-				d := xrow[j] - z
-				yrow[j] += mu * d
-				pRes += d * d
-				c := xrow[j] - x0row[j]
-				dRes += c * c
+				z[j] = zj
+				d := x[j] - zj
+				y[j] += muf * d
+				pr += d * d
+				c := x[j] - xp[j]
+				dr += c * c
 			}
+			pRes += float64(pr)
+			dRes += float64(dr)
 		}
+		Xp, Xn = Xn, Xp
 		pRes = math.Sqrt(pRes) / float64(l)
 		dRes = mu * math.Sqrt(dRes) / float64(l)
 		res.Iterations = it
@@ -125,9 +132,10 @@ func matchALS(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 			mu /= 2
 		}
 	}
+	X := Xp.Data // the last ABᵀ
 	for i := 0; i < l; i++ {
 		for j := i + 1; j < l; j++ {
-			if (xr.Data[i*xr.Stride+j]+xr.Data[j*xr.Stride+i])/2 > 0.5 {
+			if (X[i*l+j]+X[j*l+i])/2 > 0.5 {
 				res.Pairs = append(res.Pairs, clear.Pair{A: i, B: j})
 			}
 		}
@@ -135,23 +143,37 @@ func matchALS(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 	return res, nil
 }
 
-// ridgeSolve sets out (k×l) to (FᵀF + λI)⁻¹ FᵀX, or (FᵀF + λI)⁻¹ FᵀXᵀ
-// when trans, for F of size l×k; g is k×k scratch.
-func ridgeSolve(g, f, out, x *mat.Dense, lambda float64, trans bool) error {
-	g.Mul(f.T(), f)
-	k, _ := g.Dims()
+// ridge sets out (l×k) to ((FᵀF + λI)⁻¹ R)ᵀ for F of size l×k and R the
+// k×l right-hand side (row-major, float32), solving in double precision;
+// gram and rhs are scratch.
+func ridge(gram, f blas32.General, r []float32, rhs *mat.Dense, lambda float64, out blas32.General) error {
+	k := f.Cols
+	l := f.Rows
+	blas32.Gemm(blas.Trans, blas.NoTrans, 1, f, f, 0, gram)
+	g := mat.NewSymDense(k, nil)
 	for i := 0; i < k; i++ {
-		g.Set(i, i, g.At(i, i)+lambda)
+		for j := i; j < k; j++ {
+			g.SetSym(i, j, float64(gram.Data[i*k+j]))
+		}
+		g.SetSym(i, i, g.At(i, i)+lambda)
 	}
-	tx := blas.NoTrans
-	if trans {
-		tx = blas.Trans
+	raw := rhs.RawMatrix()
+	for i := 0; i < k; i++ {
+		for j := 0; j < l; j++ {
+			raw.Data[i*raw.Stride+j] = float64(r[i*l+j])
+		}
 	}
-	// out = Fᵀ·op(X): (k×l)·(l×l).
-	blas64.Gemm(blas.Trans, tx, 1, f.RawMatrix(), x.RawMatrix(), 0, out.RawMatrix())
 	var ch mat.Cholesky
-	if !ch.Factorize(mat.NewSymDense(k, g.RawMatrix().Data)) {
+	if !ch.Factorize(g) {
 		return errNotPD
 	}
-	return ch.SolveTo(out, out)
+	if err := ch.SolveTo(rhs, rhs); err != nil {
+		return err
+	}
+	for i := 0; i < k; i++ {
+		for j := 0; j < l; j++ {
+			out.Data[j*k+i] = float32(raw.Data[i*raw.Stride+j])
+		}
+	}
+	return nil
 }

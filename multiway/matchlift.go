@@ -144,7 +144,7 @@ func matchLift(ctx context.Context, s *sparse, m int, opts *Options) (*Result, e
 			V[i*k+c] = vecs.At(i, j) * f
 		}
 	}
-	res.Item = greedyRound(s, func(i int) []float64 { return V[i*k : (i+1)*k] }, func(d float64) bool { return d >= 0.5 })
+	res.Item = greedyRound(s, nil, func(i, j int) float64 { return dot(V[i*k:(i+1)*k], V[j*k:(j+1)*k]) }, func(d float64) bool { return d >= 0.5 })
 	return res, nil
 }
 

@@ -142,7 +142,7 @@ func Memory(method string, l, c, m int) (int64, string) {
 	case QuickMatch:
 		return 64 * L, "linear in observations and associations"
 	case MatchALS:
-		return 5*L*L*8 + 6*L*2*M*8, "five dense l×l matrices"
+		return 5*L*L*4 + 4*L*2*M*4 + 2*M*L*8, "five dense l×l float32 matrices"
 	case MatchLift:
 		return 7 * (L + 1) * (L + 1) * 8, "seven dense (l+1)×(l+1) matrices"
 	}
@@ -193,7 +193,7 @@ func Run(ctx context.Context, method string, p *clear.Problem, opts *Options) (*
 		}
 	}
 	if m != 0 && m < largestView {
-		return nil, fmt.Errorf("%w: universe size %d is below the largest view's %d observations", clear.ErrUniverseSize, m, largestView)
+		return nil, fmt.Errorf("%w: %d is smaller than the largest view (%d observations), so distinctness cannot hold", clear.ErrUniverseSize, m, largestView)
 	}
 	largest := 0
 	for _, c := range s.components() {

@@ -27,7 +27,7 @@ const (
 // are assigned to distinct columns by a maximum-weight assignment. The
 // columns are the items: consistent and distinct.
 func nmfSync(ctx context.Context, s *sparse, m int, opts *Options) (*Result, error) {
-	e, err := s.topEigen(ctx, m, false)
+	e, err := s.topEigen(ctx, m, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -35,13 +35,12 @@ func nmfSync(ctx context.Context, s *sparse, m int, opts *Options) (*Result, err
 	if d == 0 {
 		return &Result{Item: make([]int, l), Converged: true}, nil
 	}
-	V := e.Vec
-	for j := 0; j < d; j++ {
-		f := math.Sqrt(max(e.Val[j], 0))
-		for i := 0; i < l; i++ {
-			V[i*d+j] *= f
-		}
+	f := make([]float64, d)
+	for j, v := range e.Val {
+		f[j] = math.Sqrt(max(v, 0))
 	}
+	e.scale(f)
+	V := e.dense()
 	fixSigns(V, l, d)
 	V = sbra(s, V, d)
 	fixSigns(V, l, d)

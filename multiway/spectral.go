@@ -16,18 +16,17 @@ import (
 // observation with the largest inner product joins it when that product
 // is above 0.5. The output is a partition: consistent and distinct.
 func spectral(ctx context.Context, s *sparse, m int, opts *Options) (*Result, error) {
-	e, err := s.topEigen(ctx, m, false)
+	e, err := s.topEigen(ctx, m, opts)
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < s.l; i++ {
-		r := e.row(i)
+	for _, r := range e.rows {
 		if n := math.Sqrt(dot(r, r)); n > 0 {
 			for j := range r {
 				r[j] /= n
 			}
 		}
 	}
-	item := greedyRound(s, e.row, func(d float64) bool { return d > 0.5 })
+	item := greedyRound(s, e.comp, e.dot, func(d float64) bool { return d > 0.5 })
 	return &Result{Item: item}, nil
 }

@@ -102,6 +102,12 @@ func TestSolveErrors(t *testing.T) {
 		{"universe too small", "3 1\n0 3\n", []string{"-universe", "2"}, 1, "smaller than the largest view"},
 		{"mtx without views", "", []string{"-informat", "mtx"}, 2, "needs -views"},
 		{"missing file", "", []string{"-in", filepath.Join(dir, "nope.txt")}, 1, "nope.txt"},
+		{"unknown method", "", []string{"-method", "magic"}, 2, "-method \"magic\": want one of clear, matchals"},
+		{"no partition", "", []string{"-method", "matcheig"}, 2, "-method matcheig gives associations, not a partition: use -outformat pairs"},
+		{"bad memory", "", []string{"-max-memory", "lots"}, 2, "-max-memory \"lots\""},
+		{"method, bad line", "2 2\n0 2\n0 x\n", []string{"-method", "spectral"}, 1, "stdin: line 3: observation index \"x\" is not an integer"},
+		{"method, universe too small", "3 1\n0 3\n", []string{"-method", "nmfsync", "-universe", "2"}, 1, "smaller than the largest view"},
+		{"method over memory", "3 3\n0 3\n", []string{"-method", "matchlift", "-max-memory", "1KiB"}, 1, "matchlift needs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"solve", "-out", outPath}, tc.args...)
@@ -214,6 +220,58 @@ func TestSynthPhotos(t *testing.T) {
 	} {
 		if code, _, stderr := runCmd(t, "", args...); code != 2 || strings.Count(stderr, "\n") > 2 {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+}
+
+// TestSolveMethods runs every compared method through the CLI on a small
+// problem with one wrong association.
+func TestSolveMethods(t *testing.T) {
+	prob := "2 2 2\n0 2\n1 3\n2 4\n3 5\n0 4\n1 5\n1 4\n"
+	for _, m := range []string{"clear", "spectral", "matcheig", "matchals", "nmfsync", "quickmatch", "matchlift"} {
+		code, stdout, stderr := runCmd(t, prob, "solve", "-method", m, "-outformat", "pairs")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", m, code, stderr)
+		}
+		if !strings.HasPrefix(stdout, "2 2 2\n") || strings.Count(stdout, "\n") < 2 {
+			t.Errorf("%s: output %q", m, stdout)
+		}
+		if m != "clear" && !strings.Contains(stderr, "solve: "+m+" on 6 observations") {
+			t.Errorf("%s: summary %q", m, stderr)
+		}
+	}
+	if code, stdout, _ := runCmd(t, prob, "solve", "-method", "quickmatch"); code != 0 || strings.Count(stdout, "\n") != 6 {
+		t.Errorf("quickmatch items: %q", stdout)
+	}
+}
+
+func TestCompareSynthetic(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cmp")
+	code, stdout, stderr := runCmd(t, "", "compare", "synthetic", "-runs", "1", "-items", "20", "-views", "3,4", "-ratios", "0.5,1",
+		"-grid2-views", "4", "-mismatch", "0,0.2", "-methods", "clear,matcheig,quickmatch", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "grid 1: F1") || !strings.Contains(stdout, "grid 2: F1") {
+		t.Errorf("stdout %q", stdout)
+	}
+	for _, f := range []string{"report.json", "cells.csv", "universe.csv", "grid1-f1.png", "grid1-f1.svg", "grid2-f1-completed.png", "grid2-universe.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare"}, "want what to compare"},
+		{[]string{"compare", "synthetic", "-methods", "clear,nope"}, "-methods \"nope\""},
+		{[]string{"compare", "synthetic", "-views", "5,x"}, "-views: \"x\" is not a number"},
+		{[]string{"compare", "synthetic", "-runs", "0"}, "runs 0"},
+		{[]string{"compare", "synthetic", "-grids", "3"}, "grid 3"},
+	} {
+		if code, _, stderr := runCmd(t, "", append(tc.args, "-out", filepath.Join(t.TempDir(), "x"))...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }

@@ -6,19 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/multiway"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 const solveUsage = `solve [-in FILE] [-out FILE] [flags]
 
-Runs CLEAR on pairwise associations. Input (file or stdin) in the text format:
+Runs CLEAR, or with -method one of the paper's compared multi-view matching
+methods, on pairwise associations. Input (file or stdin) in the text format:
 the first non-comment line holds the number of observations in each view;
 every following line is one association "a b" or "a b w": 0-based global
 observation indices (numbered view by view) and an optional weight in (0, 1].
@@ -27,14 +31,19 @@ Matrix Market coordinate file with the view sizes in -views.
 
 Output (file or stdout): one line per observation, in input order, holding its
 universe item (0-based, numbered by first appearance); with -outformat pairs,
-the consistent pairwise matches in the input's own format instead. A one-line
+the pairwise matches in the input's own format instead. MatchEIG and MatchALS
+give associations, not a partition: they need -outformat pairs, and their
+pairs need not be consistent. The universe size (-universe) defaults to
+CLEAR's estimate, shared by every method as in the paper. A one-line
 summary goes to stderr. Malformed input gets an error with its line number and
 nothing is written.`
 
 type solveOptions struct {
-	in, out, informat, outformat, views, assignment, eigen string
-	threshold                                              float64
-	universe, maxComponent                                 int
+	in, out, informat, outformat, views, assignment, eigen, method string
+	threshold                                                      float64
+	universe, maxComponent                                         int
+	seed                                                           uint64
+	maxMemory                                                      string
 }
 
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -50,8 +59,21 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.StringVar(&o.assignment, "assignment", "greedy", "assignment: greedy (the reference code's) or hungarian (optimal)")
 	fs.StringVar(&o.eigen, "eigen", "auto", "eigensolver: auto, dense or iterative")
 	fs.IntVar(&o.maxComponent, "max-component", 0, "split components larger than this before decomposing them (0: never, the paper's exact algorithm)")
+	fs.StringVar(&o.method, "method", "clear", "method: "+strings.Join(multiway.Methods, ", "))
+	fs.Uint64Var(&o.seed, "seed", multiway.DefaultSeed, "seed of MatchALS's initial factor and QuickMatch's tie-break")
+	fs.StringVar(&o.maxMemory, "max-memory", "4GiB", "refuse a method that plans to use more memory (e.g. 512MiB, 8GiB; 0: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if _, err := oneOf("-method", o.method, methodSet()); err != nil {
+		return err
+	}
+	maxMem, err := parseBytes(o.maxMemory)
+	if err != nil {
+		return usagef("-max-memory %q: %v", o.maxMemory, err)
+	}
+	if o.method != multiway.CLEAR && o.outformat == "items" && (o.method == multiway.MatchEIG || o.method == multiway.MatchALS) {
+		return usagef("-method %s gives associations, not a partition: use -outformat pairs", o.method)
 	}
 	opts, err := o.clearOptions()
 	if err != nil {
@@ -100,6 +122,9 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	pr := newProgress(stderr)
+	if o.method != multiway.CLEAR {
+		return solveMethod(ctx, &o, p, lines, name, maxMem, pr, stdout, stderr)
+	}
 	opts.Status = func(st clear.SolveStatus) { pr.Status(pipeline.StageSolve, st.Done, st.Total, st.String()) }
 	res, err := clear.SolveContext(ctx, p, opts)
 	if err != nil {
@@ -110,27 +135,8 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return fmt.Errorf("%s: %w", name, err)
 	}
 
-	var buf bytes.Buffer
 	l := p.NumObservations()
-	switch {
-	case o.outformat == "items":
-		for _, it := range res.Item {
-			buf.WriteString(strconv.Itoa(it))
-			buf.WriteByte('\n')
-		}
-	case o.informat == "mtx":
-		err = clear.WritePairsMatrixMarket(&buf, l, res.Pairs())
-	default:
-		err = clear.WritePairsText(&buf, p.ViewSizes, res.Pairs())
-	}
-	if err != nil {
-		return err
-	}
-	if o.out == "-" {
-		if _, err := stdout.Write(buf.Bytes()); err != nil {
-			return err
-		}
-	} else if err := export.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
+	if err := o.write(p, res.Item, res.Pairs, stdout); err != nil {
 		return err
 	}
 	split := ""
@@ -193,4 +199,92 @@ func parseViews(s string) ([]int, error) {
 		views = append(views, n)
 	}
 	return views, nil
+}
+
+// write writes a solve's output: the items, or the pairs (built only when
+// asked for) in the input's format.
+func (o *solveOptions) write(p *clear.Problem, item []int, pairs func() []clear.Pair, stdout io.Writer) error {
+	var buf bytes.Buffer
+	var err error
+	switch {
+	case o.outformat == "items":
+		for _, it := range item {
+			buf.WriteString(strconv.Itoa(it))
+			buf.WriteByte('\n')
+		}
+	case o.informat == "mtx":
+		err = clear.WritePairsMatrixMarket(&buf, p.NumObservations(), pairs())
+	default:
+		err = clear.WritePairsText(&buf, p.ViewSizes, pairs())
+	}
+	if err != nil {
+		return err
+	}
+	if o.out == "-" {
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	return export.WriteFileAtomic(o.out, buf.Bytes())
+}
+
+// solveMethod runs one of the compared methods on p.
+func solveMethod(ctx context.Context, o *solveOptions, p *clear.Problem, lines []int, name string, maxMem int64, pr *progress, stdout, stderr io.Writer) error {
+	mo := &multiway.Options{Universe: o.universe, Seed: o.seed, MaxMemory: maxMem}
+	if maxMem == 0 {
+		mo.MaxMemory = -1
+	}
+	mo.Progress = func(done, total int) { pr.Update(o.method, done, total) }
+	res, err := multiway.Run(ctx, o.method, p, mo)
+	if err != nil {
+		var ie *clear.InputError
+		if errors.As(err, &ie) && ie.Index >= 0 && ie.Index < len(lines) {
+			return fmt.Errorf("%s: line %d: %v", name, lines[ie.Index], ie.Err)
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := o.write(p, res.Item, func() []clear.Pair { return res.Pairs }, stdout); err != nil {
+		return err
+	}
+	view := make([]int, 0, p.NumObservations())
+	for v, n := range p.ViewSizes {
+		for range n {
+			view = append(view, v)
+		}
+	}
+	iters := ""
+	if res.Iterations > 0 {
+		iters = fmt.Sprintf(", %d iterations (converged: %v)", res.Iterations, res.Converged)
+	}
+	fmt.Fprintf(stderr, "solve: %s on %d observations, %d views, %d associations: universe %d, %d pairs, consistent %v, distinct %v%s, %v\n",
+		o.method, p.NumObservations(), len(p.ViewSizes), len(p.Associations), res.Universe, len(res.Pairs),
+		eval.IsCycleConsistent(p.NumObservations(), res.Pairs), eval.IsDistinct(view, res.Pairs), iters, res.Time.Round(10_000))
+	return nil
+}
+
+func methodSet() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range multiway.Methods {
+		m[k] = true
+	}
+	return m
+}
+
+// parseBytes reads a size such as 512MiB, 4GiB, 2GB or 1000000 (bytes).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || v*float64(mult) > math.MaxInt64/2 {
+		return 0, errors.New("want a size such as 512MiB or 4GiB")
+	}
+	return int64(v * float64(mult)), nil
 }
