@@ -178,6 +178,8 @@ type eigenpairs struct {
 // never in l) and the k best are taken over all. Equal keys are taken in
 // the order of their components, then of the eigenvalues within one.
 // Singletons contribute λ = 1 with a unit vector, without a decomposition.
+// A large component of which few eigenpairs are wanted is decomposed
+// iteratively (topIterative), with the dense path as its fallback.
 func (s *sparse) topEigen(ctx context.Context, k int, opts *Options) (eigenpairs, error) {
 	return s.topEigenBy(ctx, k, false, opts)
 }
@@ -202,6 +204,22 @@ func (s *sparse) topEigenBy(ctx context.Context, k int, byMagnitude bool, opts *
 		}
 		if n > 200 {
 			opts.progress(ci, len(comps))
+		}
+		if want := min(k, n); useIterative(n, want) {
+			vals, vecs, ok, err := iterativeCandidates(ctx, s, comp, want, byMagnitude, opts.seed())
+			if err != nil {
+				return eigenpairs{}, err
+			}
+			if ok {
+				for j, v := range vals {
+					key := v
+					if byMagnitude {
+						key = math.Abs(v)
+					}
+					cands = append(cands, cand{key: key, val: v, comp: ci, vec: vecs[j]})
+				}
+				continue
+			}
 		}
 		pos := make(map[int]int, n)
 		for i, v := range comp {

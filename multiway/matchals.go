@@ -75,12 +75,16 @@ func matchALS(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 			}
 		}
 		// B ← ((AᵀA + (α/μ)I)⁻¹ AᵀT)ᵀ
-		blas32.Gemm(blas.Trans, blas.NoTrans, 1, A, T, 0, ATX)
+		if err := gemm(ctx, blas.Trans, blas.NoTrans, A, T, ATX); err != nil {
+			return nil, err
+		}
 		if err := ridge(gram, A, ATX.Data, rhs, alsAlpha/mu, B); err != nil {
 			return nil, err
 		}
 		// A ← ((BᵀB + (α/μ)I)⁻¹ BᵀTᵀ)ᵀ, with BᵀTᵀ = (TB)ᵀ
-		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, T, B, 0, TB)
+		if err := gemm(ctx, blas.NoTrans, blas.NoTrans, T, B, TB); err != nil {
+			return nil, err
+		}
 		for i := 0; i < l; i++ {
 			for j := 0; j < k; j++ {
 				ATX.Data[j*l+i] = TB.Data[i*k+j]
@@ -90,7 +94,9 @@ func matchALS(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 			return nil, err
 		}
 		// X ← ABᵀ
-		blas32.Gemm(blas.NoTrans, blas.Trans, 1, A, B, 0, Xn)
+		if err := gemm(ctx, blas.NoTrans, blas.Trans, A, B, Xn); err != nil {
+			return nil, err
+		}
 		// Z ← X + Y/μ projected; Y ← Y + μ(X − Z); residuals.
 		var pRes, dRes float64
 		muf := float32(mu)
@@ -174,6 +180,48 @@ func ridge(gram, f blas32.General, r []float32, rhs *mat.Dense, lambda float64, 
 		for j := 0; j < l; j++ {
 			out.Data[j*k+i] = float32(raw.Data[i*raw.Stride+j])
 		}
+	}
+	return nil
+}
+
+// gemmBlock is the number of output columns (or rows) one uninterrupted
+// product computes: a large problem's product stops within a fraction of a
+// second of cancellation.
+const gemmBlock = 256
+
+// gemm sets c = op(a)·op(b) in blocks, checking ctx between them: by
+// columns of c when c is wide, else by rows.
+func gemm(ctx context.Context, ta, tb blas.Transpose, a, b, c blas32.General) error {
+	if c.Cols >= c.Rows {
+		for j0 := 0; j0 < c.Cols; j0 += gemmBlock {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			j1 := min(j0+gemmBlock, c.Cols)
+			cs := blas32.General{Rows: c.Rows, Cols: j1 - j0, Stride: c.Stride, Data: c.Data[j0:]}
+			var bs blas32.General
+			if tb == blas.NoTrans { // columns j0:j1 of b
+				bs = blas32.General{Rows: b.Rows, Cols: j1 - j0, Stride: b.Stride, Data: b.Data[j0:]}
+			} else { // rows j0:j1 of b
+				bs = blas32.General{Rows: j1 - j0, Cols: b.Cols, Stride: b.Stride, Data: b.Data[j0*b.Stride:]}
+			}
+			blas32.Gemm(ta, tb, 1, a, bs, 0, cs)
+		}
+		return nil
+	}
+	for i0 := 0; i0 < c.Rows; i0 += gemmBlock {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		i1 := min(i0+gemmBlock, c.Rows)
+		cs := blas32.General{Rows: i1 - i0, Cols: c.Cols, Stride: c.Stride, Data: c.Data[i0*c.Stride:]}
+		var as blas32.General
+		if ta == blas.NoTrans { // rows i0:i1 of a
+			as = blas32.General{Rows: i1 - i0, Cols: a.Cols, Stride: a.Stride, Data: a.Data[i0*a.Stride:]}
+		} else { // columns i0:i1 of a
+			as = blas32.General{Rows: a.Rows, Cols: i1 - i0, Stride: a.Stride, Data: a.Data[i0:]}
+		}
+		blas32.Gemm(ta, tb, 1, as, b, 0, cs)
 	}
 	return nil
 }

@@ -112,3 +112,47 @@ func TestPerComponentEqualsDense(t *testing.T) {
 		}
 	}
 }
+
+// TestIterativeEqualsDense checks that large components decomposed by
+// the Chebyshev-filtered subspace iteration give the methods the same
+// answers as the dense decomposition.
+func TestIterativeEqualsDense(t *testing.T) {
+	for _, c := range []SynthConfig{
+		{Items: 30, Views: 40, ObsRatio: 0.5, Mismatch: 0.1, Seed: 11}, // one component of 600
+		{Items: 20, Views: 60, ObsRatio: 0.6, Mismatch: 0.3, Seed: 12}, // 720, heavy noise
+	} {
+		p := Synthesize(c).Problem
+		s, _ := newSparse(p)
+		m, _ := EstimateUniverse(context.Background(), p)
+		comps := s.components()
+		if n := len(comps[0]); !useIterative(n, m) {
+			t.Fatalf("%+v: component %d, universe %d: not on the iterative path", c, n, m)
+		}
+		for _, method := range []string{Spectral, MatchEIG, NMFSync} {
+			it, err := Run(context.Background(), method, p, &Options{Universe: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			denseOnly = true
+			de, err := Run(context.Background(), method, p, &Options{Universe: m})
+			denseOnly = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(it.Pairs, de.Pairs) {
+				t.Errorf("%+v %s: iterative %d pairs, dense %d", c, method, len(it.Pairs), len(de.Pairs))
+			}
+		}
+		// The eigenvalues agree.
+		e1, _ := s.topEigenBy(context.Background(), m, true, &Options{})
+		denseOnly = true
+		e2, _ := s.topEigenBy(context.Background(), m, true, &Options{})
+		denseOnly = false
+		for j := range e1.Val {
+			if math.Abs(e1.Val[j]-e2.Val[j]) > 1e-8 {
+				t.Errorf("%+v: eigenvalue %d: %v vs %v", c, j, e1.Val[j], e2.Val[j])
+				break
+			}
+		}
+	}
+}
