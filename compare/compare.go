@@ -8,6 +8,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -68,17 +69,20 @@ func views(p *clear.Problem) []int {
 type MethodOptions struct {
 	Seed      uint64
 	MaxMemory int64
+	MaxFlop   float64
 }
 
 // runMethod runs one method with the shared universe size m and scores it;
 // a method that refuses the problem (too large) is reported, not fatal.
 func runMethod(ctx context.Context, method string, p *clear.Problem, m int, truth, view []int, o MethodOptions, progress func(done, total int)) (Score, string, error) {
-	r, err := multiway.Run(ctx, method, p, &multiway.Options{Universe: m, Seed: o.Seed, MaxMemory: o.MaxMemory, Progress: progress})
+	r, err := multiway.Run(ctx, method, p, &multiway.Options{Universe: m, Seed: o.Seed, MaxMemory: o.MaxMemory, MaxFlop: o.MaxFlop, Progress: progress})
 	if err != nil {
 		if ctx.Err() != nil {
 			return Score{}, "", ctx.Err()
 		}
-		if _, ok := err.(*multiway.ErrTooLarge); ok {
+		var big *multiway.ErrTooLarge
+		var slow *multiway.ErrTooSlow
+		if errors.As(err, &big) || errors.As(err, &slow) {
 			return Score{}, err.Error(), nil
 		}
 		return Score{}, "", fmt.Errorf("%s: %w", method, err)

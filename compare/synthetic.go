@@ -26,6 +26,7 @@ type SyntheticConfig struct {
 	Mismatch   []float64 `json:"mismatch"`
 	Seed       uint64    `json:"seed"`
 	MaxMemory  int64     `json:"max_memory"`
+	MaxFlop    float64   `json:"max_flop"`
 }
 
 // DefaultSynthetic is the paper's setting: 100 items, 10 runs per cell;
@@ -195,7 +196,7 @@ func Synthetic(ctx context.Context, cfg SyntheticConfig, progress func(done, tot
 	specs := cfg.cells()
 	total := len(specs) * cfg.Runs
 	done := 0
-	o := MethodOptions{Seed: cfg.Seed, MaxMemory: cfg.MaxMemory}
+	o := MethodOptions{Seed: cfg.Seed, MaxMemory: cfg.MaxMemory, MaxFlop: cfg.MaxFlop}
 	for _, sp := range specs {
 		cells := make([]Cell, len(cfg.Methods))
 		for k, m := range cfg.Methods {

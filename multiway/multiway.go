@@ -29,6 +29,11 @@ var Methods = []string{CLEAR, Spectral, MatchEIG, MatchALS, NMFSync, QuickMatch,
 // Options.MaxMemory is 0: 4 GiB.
 const DefaultMaxMemory = 4 << 30
 
+// DefaultMaxFlop is the planned work a method may take when
+// Options.MaxFlop is 0: 10¹³ floating-point operations, 10 to 20 minutes
+// on one 2-core machine.
+const DefaultMaxFlop = 1e13
+
 // DefaultSeed seeds MatchALS's initial factor and QuickMatch's tie-break
 // when Options.Seed is 0.
 const DefaultSeed = 1
@@ -46,6 +51,10 @@ type Options struct {
 	// past it Run returns an *ErrTooLarge before allocating. 0 means
 	// DefaultMaxMemory; negative means no limit.
 	MaxMemory int64
+	// MaxFlop bounds the floating-point work a method plans at its
+	// iteration cap (Work): past it Run returns an *ErrTooSlow before
+	// starting. 0 means DefaultMaxFlop; negative means no limit.
+	MaxFlop float64
 	// MaxIter overrides the iteration cap of the iterative methods
 	// (MatchALS 200, NMFSync 100, MatchLift 1000) when positive.
 	MaxIter int
@@ -121,6 +130,40 @@ func bytesString(b int64) string {
 	default:
 		return fmt.Sprintf("%d KiB", (b+1023)/1024)
 	}
+}
+
+// ErrTooSlow reports a problem whose planned work is beyond the limit.
+type ErrTooSlow struct {
+	Method       string
+	Observations int
+	Universe     int
+	Flop, Limit  float64
+}
+
+func (e *ErrTooSlow) Error() string {
+	return fmt.Sprintf("multiway: %s plans %.1e floating-point operations for %d observations (universe %d), over the %.0e limit",
+		e.Method, e.Flop, e.Observations, e.Universe, e.Limit)
+}
+
+// Work returns the floating-point work method plans at its iteration cap
+// on a problem of l observations in v views whose largest connected
+// component holds c, with universe size m: an upper bound of the order of
+// its dominant steps (iterations usually stop earlier).
+func Work(method string, l, c, m, v int) float64 {
+	L, C, M, V := float64(l), float64(c), float64(min(m, l)), float64(v)
+	eig := 9 * C * C * C
+	switch method {
+	case MatchALS:
+		k := min(2*M, L)
+		return alsMaxIter * 6 * k * L * L
+	case NMFSync:
+		return eig + nmfMaxIter*4*L*M*M + 2*V*(22*M*M*M+2*L*M*M)
+	case MatchLift:
+		return liftMaxIter * 11 * (L + 1) * (L + 1) * (L + 1)
+	case QuickMatch:
+		return 0
+	}
+	return eig
 }
 
 // ErrMethod reports an unknown method name.
@@ -205,6 +248,13 @@ func Run(ctx context.Context, method string, p *clear.Problem, opts *Options) (*
 	}
 	if need, what := Memory(method, s.l, largest, m); limit > 0 && need > limit {
 		return nil, &ErrTooLarge{Method: method, Observations: s.l, Need: need, Limit: limit, What: what}
+	}
+	flopLimit := opts.MaxFlop
+	if flopLimit == 0 {
+		flopLimit = DefaultMaxFlop
+	}
+	if w := Work(method, s.l, largest, m, s.views()); flopLimit > 0 && w > flopLimit {
+		return nil, &ErrTooSlow{Method: method, Observations: s.l, Universe: m, Flop: w, Limit: flopLimit}
 	}
 	start := time.Now()
 	var r *Result

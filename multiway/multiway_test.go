@@ -123,6 +123,7 @@ func TestErrors(t *testing.T) {
 	ok := &clear.Problem{ViewSizes: []int{2, 2}, Associations: []clear.Association{{A: 0, B: 2}}}
 	var ie *clear.InputError
 	var big *ErrTooLarge
+	var slow *ErrTooSlow
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	for _, c := range []struct {
@@ -140,6 +141,7 @@ func TestErrors(t *testing.T) {
 		{"negative view", QuickMatch, &clear.Problem{ViewSizes: []int{2, -1}}, nil, func(e error) bool { return errors.As(e, &ie) && ie.Index == -1 }},
 		{"universe below a view", MatchEIG, ok, &Options{Universe: 1}, func(e error) bool { return errors.Is(e, clear.ErrUniverseSize) }},
 		{"memory", MatchLift, ok, &Options{MaxMemory: 10}, func(e error) bool { return errors.As(e, &big) && big.Method == MatchLift }},
+		{"work", MatchALS, ok, &Options{MaxFlop: 100}, func(e error) bool { return errors.As(e, &slow) && slow.Method == MatchALS }},
 		{"cancelled", MatchALS, ok, &Options{Universe: 2}, func(e error) bool { return errors.Is(e, context.Canceled) }},
 	} {
 		c2 := ctx

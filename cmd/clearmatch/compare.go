@@ -46,6 +46,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	methods := fs.String("methods", strings.Join(compare.DefaultMethods, ","), "comma-separated methods, or all: "+strings.Join(multiway.Methods, ", "))
 	seed := fs.Uint64("seed", 1, "seed of the synthetic problems and the methods' random choices")
 	maxMem := fs.String("max-memory", "4GiB", "skip a method that plans to use more memory (0: no limit)")
+	maxGflop := fs.Float64("max-gflop", multiway.DefaultMaxFlop/1e9, "skip a method that plans more work, in 10⁹ floating-point operations (0: no limit)")
 	def := compare.DefaultSynthetic()
 	runs := fs.Int("runs", def.Runs, "synthetic: Monte Carlo runs per cell")
 	items := fs.Int("items", def.Items, "synthetic: universe items")
@@ -79,9 +80,16 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if limit == 0 {
 		limit = -1
 	}
+	if *maxGflop < 0 {
+		return usagef("-max-gflop %v: want 0 (no limit) or more", *maxGflop)
+	}
+	flop := *maxGflop * 1e9
+	if flop == 0 {
+		flop = -1
+	}
 	pr := newProgress(stderr)
 	if what == "synthetic" {
-		cfg := compare.SyntheticConfig{Methods: ms, Runs: *runs, Items: *items, Ratio: *ratio, Grid2Views: *g2views, Seed: *seed, MaxMemory: limit}
+		cfg := compare.SyntheticConfig{Methods: ms, Runs: *runs, Items: *items, Ratio: *ratio, Grid2Views: *g2views, Seed: *seed, MaxMemory: limit, MaxFlop: flop}
 		var perr error
 		parse := func(flag, s string, f func(string) error) {
 			for _, x := range strings.Split(s, ",") {
@@ -169,7 +177,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if err != nil {
 			return err
 		}
-		rep, err := compare.Real(ctx, what, name, e.Result.Problem, b.Truth, ms, compare.MethodOptions{Seed: *seed, MaxMemory: limit},
+		rep, err := compare.Real(ctx, what, name, e.Result.Problem, b.Truth, ms, compare.MethodOptions{Seed: *seed, MaxMemory: limit, MaxFlop: flop},
 			func(method string, done, total int) { pr.Status("compare", done, total, method) })
 		if err != nil {
 			return err

@@ -108,6 +108,7 @@ func TestSolveErrors(t *testing.T) {
 		{"method, bad line", "2 2\n0 2\n0 x\n", []string{"-method", "spectral"}, 1, "stdin: line 3: observation index \"x\" is not an integer"},
 		{"method, universe too small", "3 1\n0 3\n", []string{"-method", "nmfsync", "-universe", "2"}, 1, "smaller than the largest view"},
 		{"method over memory", "3 3\n0 3\n", []string{"-method", "matchlift", "-max-memory", "1KiB"}, 1, "matchlift needs"},
+		{"method over work", "3 3\n0 3\n", []string{"-method", "matchlift", "-max-gflop", "0.000001"}, 1, "over the 1e+03 limit (-max-gflop raises it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"solve", "-out", outPath}, tc.args...)

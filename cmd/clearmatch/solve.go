@@ -44,6 +44,7 @@ type solveOptions struct {
 	universe, maxComponent                                         int
 	seed                                                           uint64
 	maxMemory                                                      string
+	maxGflop                                                       float64
 }
 
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -62,6 +63,7 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.StringVar(&o.method, "method", "clear", "method: "+strings.Join(multiway.Methods, ", "))
 	fs.Uint64Var(&o.seed, "seed", multiway.DefaultSeed, "seed of MatchALS's initial factor and QuickMatch's tie-break")
 	fs.StringVar(&o.maxMemory, "max-memory", "4GiB", "refuse a method that plans to use more memory (e.g. 512MiB, 8GiB; 0: no limit)")
+	fs.Float64Var(&o.maxGflop, "max-gflop", multiway.DefaultMaxFlop/1e9, "refuse a method that plans more work, in 10⁹ floating-point operations (0: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -71,6 +73,9 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	maxMem, err := parseBytes(o.maxMemory)
 	if err != nil {
 		return usagef("-max-memory %q: %v", o.maxMemory, err)
+	}
+	if !(o.maxGflop >= 0) {
+		return usagef("-max-gflop %v: want 0 (no limit) or more", o.maxGflop)
 	}
 	if o.method != multiway.CLEAR && o.outformat == "items" && (o.method == multiway.MatchEIG || o.method == multiway.MatchALS) {
 		return usagef("-method %s gives associations, not a partition: use -outformat pairs", o.method)
@@ -229,16 +234,26 @@ func (o *solveOptions) write(p *clear.Problem, item []int, pairs func() []clear.
 
 // solveMethod runs one of the compared methods on p.
 func solveMethod(ctx context.Context, o *solveOptions, p *clear.Problem, lines []int, name string, maxMem int64, pr *progress, stdout, stderr io.Writer) error {
-	mo := &multiway.Options{Universe: o.universe, Seed: o.seed, MaxMemory: maxMem}
+	mo := &multiway.Options{Universe: o.universe, Seed: o.seed, MaxMemory: maxMem, MaxFlop: o.maxGflop * 1e9}
 	if maxMem == 0 {
 		mo.MaxMemory = -1
+	}
+	if o.maxGflop == 0 {
+		mo.MaxFlop = -1
 	}
 	mo.Progress = func(done, total int) { pr.Update(o.method, done, total) }
 	res, err := multiway.Run(ctx, o.method, p, mo)
 	if err != nil {
 		var ie *clear.InputError
-		if errors.As(err, &ie) && ie.Index >= 0 && ie.Index < len(lines) {
+		var big *multiway.ErrTooLarge
+		var slow *multiway.ErrTooSlow
+		switch {
+		case errors.As(err, &ie) && ie.Index >= 0 && ie.Index < len(lines):
 			return fmt.Errorf("%s: line %d: %v", name, lines[ie.Index], ie.Err)
+		case errors.As(err, &big):
+			return fmt.Errorf("%s: %w (-max-memory raises it)", name, err)
+		case errors.As(err, &slow):
+			return fmt.Errorf("%s: %w (-max-gflop raises it)", name, err)
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
