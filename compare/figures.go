@@ -330,9 +330,9 @@ func (r *RealReport) Figures() ([]Figure, error) {
 	pr.Title.Text = title
 	pr.X.Label.Text, pr.Y.Label.Text = "recall", "precision"
 	xmin := math.Max(0, math.Floor(rmin*10-0.5)/10)
-	pr.X.Min, pr.X.Max, pr.Y.Min, pr.Y.Max = xmin, 1.15, ymin, 1.02
+	pr.X.Min, pr.X.Max, pr.Y.Min, pr.Y.Max = xmin, 1.02, ymin, 1.02
 	pr.Add(plotter.NewGrid())
-	if err := hline(pr, r.Input.Precision, xmin, 1.15); err != nil {
+	if err := hline(pr, r.Input.Precision, xmin, 1.02); err != nil {
 		return nil, err
 	}
 	if err := vline(pr, r.Input.Recall, ymin, 1.02); err != nil {
