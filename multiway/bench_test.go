@@ -68,4 +68,3 @@ func BenchmarkReal(b *testing.B) {
 		}
 	}
 }
-
