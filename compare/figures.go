@@ -111,10 +111,19 @@ func heatmap(title, xlabel, ylabel string, cols, rows []string, cells []heatCell
 		for i := range lb.TextStyle {
 			lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = text.XCenter, text.YCenter
 			lb.TextStyle[i].Font.Size = vg.Points(9)
+			if dark(cells[i].fill) {
+				lb.TextStyle[i].Color = color.White
+			}
 		}
 		p.Add(lb)
 	}
 	return p, nil
+}
+
+// dark reports whether white text reads better than black on c.
+func dark(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return 0.299*float64(r)+0.587*float64(g)+0.114*float64(b) < 0.5*0xffff
 }
 
 // gridAxes returns the column labels, row labels and axis names of a grid.
