@@ -187,7 +187,7 @@ func ridge(gram, f blas32.General, r []float32, rhs *mat.Dense, lambda float64, 
 // gemmBlock is the number of output columns (or rows) one uninterrupted
 // product computes: a large problem's product stops within a fraction of a
 // second of cancellation.
-const gemmBlock = 256
+const gemmBlock = 1024
 
 // gemm sets c = op(a)·op(b) in blocks, checking ctx between them: by
 // columns of c when c is wide, else by rows.
