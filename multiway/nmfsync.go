@@ -162,7 +162,7 @@ func sbra(s *sparse, U []float64, d int) []float64 {
 		}
 		inactive := make([]int, s.views())
 		best := make([]int, l)
-		any := false
+		anyInactive := false
 		for r := 0; r < l; r++ {
 			b := 0
 			for c := 1; c < assigned; c++ {
@@ -174,10 +174,10 @@ func sbra(s *sparse, U []float64, d int) []float64 {
 			if assigned == 0 || R[r*d+b] < thr {
 				best[r] = -1
 				inactive[s.view[r]]++
-				any = true
+				anyInactive = true
 			}
 		}
-		if !any {
+		if !anyInactive {
 			break
 		}
 		nv := 0
