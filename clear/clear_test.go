@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/assignment"
 )
 
 // paperExample is the worked example of the paper (section "Numerical
@@ -444,7 +446,7 @@ func TestHungarianOptimal(t *testing.T) {
 		for i := range cost {
 			cost[i] = float64(rng.IntN(10))
 		}
-		asg := hungarianMin(cost, nr, nc)
+		asg := assignment.Min(cost, nr, nc)
 		got, used := 0.0, map[int]bool{}
 		for r, c := range asg {
 			if used[c] {

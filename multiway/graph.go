@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/internal/assignment"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -369,64 +370,13 @@ func dot(a, b []float64) float64 {
 
 // hungarianMax assigns each of the r rows of the r×c (r ≤ c) row-major
 // weight matrix w to a distinct column maximizing the total weight, and
-// returns the column of every row. It is the O(r²c) shortest augmenting
-// path algorithm on the costs −w; equal totals resolve deterministically.
+// returns the column of every row: the minimum assignment of the costs −w.
 func hungarianMax(w []float64, r, c int) []int {
-	const inf = math.MaxFloat64
-	u := make([]float64, r+1)
-	v := make([]float64, c+1)
-	p := make([]int, c+1) // p[j]: row (1-based) assigned to column j
-	way := make([]int, c+1)
-	minv := make([]float64, c+1)
-	used := make([]bool, c+1)
-	for i := 1; i <= r; i++ {
-		p[0] = i
-		j0 := 0
-		for j := range minv {
-			minv[j] = inf
-			used[j] = false
-		}
-		for {
-			used[j0] = true
-			i0, delta, j1 := p[j0], inf, 0
-			for j := 1; j <= c; j++ {
-				if used[j] {
-					continue
-				}
-				cur := -w[(i0-1)*c+j-1] - u[i0] - v[j]
-				if cur < minv[j] {
-					minv[j], way[j] = cur, j0
-				}
-				if minv[j] < delta {
-					delta, j1 = minv[j], j
-				}
-			}
-			for j := 0; j <= c; j++ {
-				if used[j] {
-					u[p[j]] += delta
-					v[j] -= delta
-				} else {
-					minv[j] -= delta
-				}
-			}
-			j0 = j1
-			if p[j0] == 0 {
-				break
-			}
-		}
-		for j0 != 0 {
-			j1 := way[j0]
-			p[j0] = p[j1]
-			j0 = j1
-		}
+	cost := make([]float64, len(w))
+	for i, x := range w {
+		cost[i] = -x
 	}
-	col := make([]int, r)
-	for j := 1; j <= c; j++ {
-		if p[j] > 0 {
-			col[p[j]-1] = j - 1
-		}
-	}
-	return col
+	return assignment.Min(cost, r, c)
 }
 
 // sortByMagnitude orders the indices (given in descending eigenvalue order)
