@@ -21,6 +21,7 @@ type sparse struct {
 	start  []int // row r is col[start[r]:start[r+1]], val likewise
 	col    []int
 	val    []float64
+	comps  [][]int // components(), once computed
 }
 
 // newSparse validates p and builds its P. Associations inside one view are
@@ -134,6 +135,9 @@ func (s *sparse) mulDense(x []float64, k int) []float64 {
 // components returns the connected components of P's graph, each sorted,
 // in the order of their smallest observation.
 func (s *sparse) components() [][]int {
+	if s.comps != nil {
+		return s.comps
+	}
 	seen := make([]bool, s.l)
 	var out [][]int
 	for r := 0; r < s.l; r++ {
@@ -154,6 +158,7 @@ func (s *sparse) components() [][]int {
 		sort.Ints(comp)
 		out = append(out, comp)
 	}
+	s.comps = out
 	return out
 }
 

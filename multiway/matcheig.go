@@ -36,12 +36,8 @@ func matchEIG(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 	}
 	e.scale(f)
 	// Entries of Z at or above the threshold, per view pair.
-	type entry struct {
-		a, b int // global observations, a in the lower view
-		v    float64
-	}
 	nv := s.views()
-	blocks := make(map[[2]int][]entry)
+	blocks := make(map[[2]int][]eigEntry)
 	for _, comp := range e.comps {
 		for x, a := range comp {
 			for _, b := range comp[x+1:] {
@@ -50,7 +46,7 @@ func matchEIG(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 				}
 				if v := e.dot(a, b); v >= matchEIGThreshold {
 					k := [2]int{s.view[a], s.view[b]}
-					blocks[k] = append(blocks[k], entry{a, b, v})
+					blocks[k] = append(blocks[k], eigEntry{a, b, v})
 				}
 			}
 		}
@@ -58,10 +54,8 @@ func matchEIG(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	type cand struct {
-		v    float64
-		r, c int
-	}
+	row := func(x eigEntry) int { return x.a }
+	col := func(x eigEntry) int { return x.b }
 	var pairs []clear.Pair
 	for vi := 0; vi < nv; vi++ {
 		for vj := vi + 1; vj < nv; vj++ {
@@ -71,49 +65,47 @@ func matchEIG(ctx context.Context, s *sparse, m int, opts *Options) (*Result, er
 			}
 			// Row maxima (first column on ties), then column maxima (first
 			// row on ties), in index order.
-			sort.Slice(es, func(x, y int) bool {
-				if es[x].a != es[y].a {
-					return es[x].a < es[y].a
-				}
-				return es[x].b < es[y].b
-			})
-			var cands []cand
-			for x := 0; x < len(es); {
-				y, best := x, x
-				for ; y < len(es) && es[y].a == es[x].a; y++ {
-					if es[y].v > es[best].v {
-						best = y
-					}
-				}
-				cands = append(cands, cand{es[best].v, es[best].a, es[best].b})
-				x = y
-			}
-			sort.Slice(es, func(x, y int) bool {
-				if es[x].b != es[y].b {
-					return es[x].b < es[y].b
-				}
-				return es[x].a < es[y].a
-			})
-			for x := 0; x < len(es); {
-				y, best := x, x
-				for ; y < len(es) && es[y].b == es[x].b; y++ {
-					if es[y].v > es[best].v {
-						best = y
-					}
-				}
-				cands = append(cands, cand{es[best].v, es[best].a, es[best].b})
-				x = y
-			}
+			cands := appendMaxima(nil, es, row, col)
+			cands = appendMaxima(cands, es, col, row)
 			sort.SliceStable(cands, func(x, y int) bool { return cands[x].v > cands[y].v })
 			rowUsed, colUsed := map[int]bool{}, map[int]bool{}
 			for _, c := range cands {
-				if rowUsed[c.r] || colUsed[c.c] {
+				if rowUsed[c.a] || colUsed[c.b] {
 					continue
 				}
-				rowUsed[c.r], colUsed[c.c] = true, true
-				pairs = append(pairs, clear.Pair{A: c.r, B: c.c})
+				rowUsed[c.a], colUsed[c.b] = true, true
+				pairs = append(pairs, clear.Pair{A: c.a, B: c.b})
 			}
 		}
 	}
 	return &Result{Pairs: pairs}, nil
+}
+
+// eigEntry is one entry of Z = U_i U_jᵀ: observations a (in the lower
+// view) and b, and its value.
+type eigEntry struct {
+	a, b int
+	v    float64
+}
+
+// appendMaxima sorts es by group, then by the other index, and appends to
+// cands the largest entry of every group, the first on ties.
+func appendMaxima(cands, es []eigEntry, group, other func(eigEntry) int) []eigEntry {
+	sort.Slice(es, func(x, y int) bool {
+		if gx, gy := group(es[x]), group(es[y]); gx != gy {
+			return gx < gy
+		}
+		return other(es[x]) < other(es[y])
+	})
+	for x := 0; x < len(es); {
+		y, best := x, x
+		for ; y < len(es) && group(es[y]) == group(es[x]); y++ {
+			if es[y].v > es[best].v {
+				best = y
+			}
+		}
+		cands = append(cands, es[best])
+		x = y
+	}
+	return cands
 }

@@ -238,23 +238,27 @@ func nmf(ctx context.Context, s *sparse, V []float64, d int, opts *Options, res 
 	maxIter := opts.maxIter(nmfMaxIter)
 	dnorm0 := math.Inf(1)
 	sqrteps := math.Sqrt(2.2e-16)
+	gV := gram(V)
 	for it := 1; it <= maxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// H ← H ∘ (WV) / (H VᵀV); V ← V ∘ (WH) / (V HᵀH)
-		Hn := update(H, s.mulDense(V, d), mulSmall(H, gram(V)))
+		// H ← H ∘ (WV) / (H VᵀV); V ← V ∘ (WH) / (V HᵀH). Each Gram
+		// matrix is computed once: HᵀH serves the V update and the
+		// residual, the new VᵀV the residual and the next H update.
+		Hn := update(H, s.mulDense(V, d), mulSmall(H, gV))
+		gH := gram(Hn)
 		WH := s.mulDense(Hn, d)
-		Vn := update(V, WH, mulSmall(V, gram(Hn)))
+		Vn := update(V, WH, mulSmall(V, gH))
 		// ‖W − VHᵀ‖² = ‖W‖² − 2⟨WH, V⟩ + ⟨VᵀV, HᵀH⟩
 		cross := 0.0
 		for i := range Vn {
 			cross += WH[i] * Vn[i]
 		}
-		gv, gh := gram(Vn), gram(Hn)
+		gVn := gram(Vn)
 		quad := 0.0
-		for i := range gv {
-			quad += gv[i] * gh[i]
+		for i := range gVn {
+			quad += gVn[i] * gH[i]
 		}
 		dnorm := math.Sqrt(max(normW-2*cross+quad, 0) / float64(l) / float64(l))
 		dv, dh := 0.0, 0.0
@@ -263,7 +267,7 @@ func nmf(ctx context.Context, s *sparse, V []float64, d int, opts *Options, res 
 			dv = max(dv, math.Abs(Vn[i]-V[i])/(sqrteps+mv))
 			dh = max(dh, math.Abs(Hn[i]-H[i])/(sqrteps+mh))
 		}
-		V, H = Vn, Hn
+		V, H, gV = Vn, Hn, gVn
 		res.Iterations = it
 		opts.progress(it, maxIter)
 		if it > 1 && (max(dv, dh) <= nmfTol || dnorm0-dnorm <= nmfTol*max(1, dnorm0)) {
