@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/clearmatch/clearmatch/imagefile"
+	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
 // ExtractFiles extracts the features of each file (names[i] names
@@ -38,39 +39,27 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 	}
 	var mu sync.Mutex
 	done := 0
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				sets[i], errs[i] = e.one(paths[i], names[i], &st, cs)
-				if e.Compact && sets[i] != nil {
-					sets[i].Compact()
-				}
-				if e.Progress != nil {
-					mu.Lock()
-					done++
-					e.Progress(done, n, names[i])
-					mu.Unlock()
-				}
+	started := make([]bool, n)
+	pool.ForEach(ctx, n, workers, nil, func(i int) {
+		started[i] = true
+		sets[i], errs[i] = e.one(paths[i], names[i], &st, cs)
+		if e.Compact && sets[i] != nil {
+			sets[i].Compact()
+		}
+		if e.Progress != nil {
+			mu.Lock()
+			done++
+			e.Progress(done, n, names[i])
+			mu.Unlock()
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		for i, ok := range started {
+			if !ok {
+				errs[i] = err
 			}
-		}()
-	}
-feed:
-	for i := 0; i < n; i++ {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			for j := i; j < n; j++ {
-				errs[j] = ctx.Err()
-			}
-			break feed
 		}
 	}
-	close(jobs)
-	wg.Wait()
 	return sets, errs, st
 }
 
