@@ -278,19 +278,9 @@ func (r *RealReport) scatter(p *plot.Plot, x func(RealRow) float64, y func(RealR
 	return nil
 }
 
-// hline and vline are the input's orange reference lines.
-func hline(p *plot.Plot, y, x0, x1 float64) error {
-	l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
-	if err != nil {
-		return err
-	}
-	l.LineStyle.Color, l.LineStyle.Width = orange, vg.Points(1.5)
-	p.Add(l)
-	return nil
-}
-
-func vline(p *plot.Plot, x, y0, y1 float64) error {
-	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
+// refLine draws one of the input's orange reference lines, from a to b.
+func refLine(p *plot.Plot, a, b plotter.XY) error {
+	l, err := plotter.NewLine(plotter.XYs{a, b})
 	if err != nil {
 		return err
 	}
@@ -324,7 +314,7 @@ func (r *RealReport) Figures() ([]Figure, error) {
 	pf.X.Scale, pf.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	pf.X.Min, pf.X.Max, pf.Y.Min, pf.Y.Max = lo, hi, ymin, 1.02
 	pf.Add(plotter.NewGrid())
-	if err := hline(pf, r.Input.Precision, lo, hi); err != nil {
+	if err := refLine(pf, plotter.XY{X: lo, Y: r.Input.Precision}, plotter.XY{X: hi, Y: r.Input.Precision}); err != nil {
 		return nil, err
 	}
 	if err := r.scatter(pf, func(x RealRow) float64 { return x.Frequency }, func(x RealRow) float64 { return x.Precision }); err != nil {
@@ -341,10 +331,10 @@ func (r *RealReport) Figures() ([]Figure, error) {
 	xmin := math.Max(0, math.Floor(rmin*10-0.5)/10)
 	pr.X.Min, pr.X.Max, pr.Y.Min, pr.Y.Max = xmin, 1.02, ymin, 1.02
 	pr.Add(plotter.NewGrid())
-	if err := hline(pr, r.Input.Precision, xmin, 1.02); err != nil {
+	if err := refLine(pr, plotter.XY{X: xmin, Y: r.Input.Precision}, plotter.XY{X: 1.02, Y: r.Input.Precision}); err != nil {
 		return nil, err
 	}
-	if err := vline(pr, r.Input.Recall, ymin, 1.02); err != nil {
+	if err := refLine(pr, plotter.XY{X: r.Input.Recall, Y: ymin}, plotter.XY{X: r.Input.Recall, Y: 1.02}); err != nil {
 		return nil, err
 	}
 	if err := r.scatter(pr, func(x RealRow) float64 { return x.Recall }, func(x RealRow) float64 { return x.Precision }); err != nil {
