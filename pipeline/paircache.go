@@ -32,7 +32,7 @@ const pairCacheMagic = "CMPAIR\x01\n"
 
 // pairCacheVersion changes whenever matching or verification changes what
 // it computes for the same inputs and options.
-const pairCacheVersion = "pairs-v1"
+const pairCacheVersion = "pairs-v2" // v2: the verification options are in the key
 
 type pairCache struct {
 	dir         string
@@ -68,7 +68,7 @@ func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.
 	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.RootSIFT, mo)
 	vo := opts.Verification
 	vo.Workers, vo.Progress, vo.OnPair = 0, nil, nil
-	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %s", pairCacheVersion, est, est, opts.Camera, c.matchParams)
+	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %+v %s", pairCacheVersion, est, est, vo, opts.Camera, c.matchParams)
 	return c
 }
 

@@ -52,6 +52,12 @@ func TestPairCache(t *testing.T) {
 	if r := run(4, ratio); r.PairCacheHits != [2]int{0, 0} {
 		t.Fatalf("ratio 0.7 hit the cache of 0.8: %v", r.PairCacheHits)
 	}
+	// Verification options key the verifications, not the matches.
+	thr := o
+	thr.Verification.Threshold = 1
+	if r := run(4, thr); r.PairCacheHits != [2]int{6, 0} {
+		t.Fatalf("verify threshold 1 hit the cache of 3: %v", r.PairCacheHits)
+	}
 	// Damaged files are recomputed, never trusted.
 	var files []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
