@@ -264,3 +264,96 @@ func TestModelSelection(t *testing.T) {
 		})
 	}
 }
+
+// clumpF is a test Estimator with no H whose F takes as inliers the
+// matches of a in [0, 14) or [100, 114) whose b is also matched
+// elsewhere in the input (a clump) or whose a is at least 100: an F with
+// its epipole on the clump, as fits images of different scenes.
+type clumpF struct{ all bool }
+
+func (e clumpF) Estimate(kind ModelKind, a, b []Point, thr float64) ([9]float64, []bool, bool, error) {
+	in := make([]bool, len(a))
+	if kind == Homography {
+		return [9]float64{}, in, false, nil
+	}
+	times := map[Point]int{}
+	for _, p := range b {
+		times[p]++
+	}
+	for k := range a {
+		in[k] = e.all || a[k].X < 114 && (a[k].X >= 100 || times[b[k]] > 1)
+	}
+	return [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, in, true, nil
+}
+
+// TestOneToOneCheck: a pair whose inliers pile into one feature of J is
+// not verified by the clump (too few distinct features of J, or one-to-one
+// candidates that do not verify on their own); a true pair with a few
+// many-to-one inliers keeps its result; NoOneToOneCheck verifies all.
+func TestOneToOneCheck(t *testing.T) {
+	views := make([]View, 2)
+	for i := range views {
+		for n := 0; n < 200; n++ {
+			views[i].Points = append(views[i].Points, Point{float64(n), float64(n % 7)})
+		}
+	}
+	clump := func(n int) []Match { // n matches from a = 0.. into b = 150
+		var ms []Match
+		for k := 0; k < n; k++ {
+			ms = append(ms, Match{A: int32(k), B: 150, Ratio: 0.5})
+		}
+		return ms
+	}
+	distinct := func(n int) []Match { // n matches a = 100+k into b = 1+k
+		var ms []Match
+		for k := 0; k < n; k++ {
+			ms = append(ms, Match{A: int32(100 + k), B: int32(1 + k), Ratio: 0.6})
+		}
+		return ms
+	}
+	for _, tc := range []struct {
+		name    string
+		matches []Match
+		est     clumpF
+		want    int // matches of the verified pair; 0: rejected
+	}{
+		// 30 into one feature + 13 distinct inliers: 14 features of J.
+		{"too few features of J", append(clump(30), distinct(20)[:13]...), clumpF{}, 0},
+		// 15 features of J, but one-to-one only 14 inliers.
+		{"one-to-one candidates fail", append(clump(30), distinct(20)...), clumpF{}, 0},
+		// 40 distinct and 3 more into features already matched: kept whole.
+		{"true pair, a few many-to-one", append(distinct(40)[:40:40], Match{A: 150, B: 1, Ratio: 0.7}, Match{A: 151, B: 2, Ratio: 0.7}, Match{A: 152, B: 3, Ratio: 0.7}), clumpF{all: true}, 43},
+	} {
+		for _, off := range []bool{false, true} {
+			pr := Pair{I: 0, J: 1, Matches: tc.matches}
+			opts := VerifyOptions{NoGuided: true, NoOneToOneCheck: off}
+			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if off {
+				want = len(tc.est.inliers(views, tc.matches))
+			}
+			if got := len(out[0].Matches); got != want || (got == 0) != (out[0].Model == NoModel) {
+				t.Errorf("%s, check off %v: %d matches, model %v; want %d", tc.name, off, got, out[0].Model, want)
+			}
+		}
+	}
+}
+
+func (e clumpF) inliers(views []View, ms []Match) []Match {
+	a := make([]Point, len(ms))
+	b := make([]Point, len(ms))
+	for k, m := range ms {
+		a[k], b[k] = views[0].Points[m.A], views[1].Points[m.B]
+	}
+	_, in, _, _ := e.Estimate(Fundamental, a, b, 1)
+	var out []Match
+	for k, m := range ms {
+		if in[k] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
