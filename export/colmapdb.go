@@ -241,7 +241,11 @@ func (d *ColmapDatabase) fill(tx *sql.Tx) error {
 		if _, err := tx.Exec(`INSERT INTO keypoints VALUES (?, ?, ?, ?)`, i+1, s.Len(), 6, float32Blob(kp)); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`INSERT INTO descriptors VALUES (?, ?, ?, ?)`, i+1, s.Len(), features.DescSize, s.Bytes()); err != nil {
+		desc, err := s.DescriptorBytes()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT INTO descriptors VALUES (?, ?, ?, ?)`, i+1, s.Len(), features.DescSize, desc); err != nil {
 			return err
 		}
 	}

@@ -192,14 +192,18 @@ func WriteColmapText(dir string, sets []*features.Set, ms []Match) (left []strin
 		return nil, err
 	}
 	for _, s := range sets {
+		desc, err := s.DescriptorBytes()
+		if err != nil {
+			return nil, err
+		}
 		var b bytes.Buffer
 		bw := bufio.NewWriter(&b)
 		fmt.Fprintf(bw, "%d %d\n", s.Len(), features.DescSize)
 		for i, k := range s.Keypoints {
 			fmt.Fprintf(bw, "%.4f %.4f %.4f %.6f", k.X+0.5, k.Y+0.5, k.Size/2, float64(k.Angle)*math.Pi/180)
-			for _, v := range s.Descriptor(i) {
+			for _, v := range desc[i*features.DescSize : (i+1)*features.DescSize] {
 				bw.WriteByte(' ')
-				bw.WriteString(strconv.Itoa(int(min(255, max(0, math.Round(float64(v)))))))
+				bw.WriteString(strconv.Itoa(int(v)))
 			}
 			bw.WriteByte('\n')
 		}

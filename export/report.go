@@ -58,7 +58,8 @@ type Report struct {
 	Tracks            int                          `json:"tracks"`
 	ConsistentMatches int                          `json:"consistent_matches"`
 	CacheHits         int                          `json:"cache_hits"`
-	PairCacheHits     [2]int                       `json:"pair_cache_hits"` // pairs whose matches, and whose verification, came from the cache
+	PairCacheHits     [2]int                       `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
+	DescriptorLoads   int64                        `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
 	PairSelection     PairSelection                `json:"pair_selection"`
 	Pairs             []PairReport                 `json:"pairs"`
 	TimingSeconds     map[string]float64           `json:"timing_s"`
@@ -72,7 +73,7 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
 		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits,
+		Tracks: len(t.Tracks), ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(),

@@ -45,6 +45,12 @@ type Extractor struct {
 	// as the image is done, so a folder's descriptors take a quarter of
 	// the memory.
 	Compact bool
+	// Descriptors, when set (with CacheDir and Compact), receives the
+	// descriptors of every set stored in or read from the feature cache
+	// (Set.Released): it keeps the recently used ones in memory and reads
+	// the others back when asked, so a folder's descriptors are never all
+	// in memory at once.
+	Descriptors *DescriptorCache
 }
 
 // Stats counts cache use in one ExtractFiles call. CacheError, when not
@@ -114,6 +120,9 @@ type Set struct {
 	// them in a quarter of the memory without loss. Floats, Descriptor
 	// and Bytes read either form.
 	Desc8 []uint8
+	// held, when not nil, is where the descriptors went when the set was
+	// released into a DescriptorCache (Desc and Desc8 are then nil).
+	held *held
 }
 
 // Compact moves Desc into Desc8 when every value is an integer in
@@ -134,20 +143,25 @@ func (s *Set) Compact() bool {
 }
 
 // Floats returns the descriptors as float32: Desc itself, or a new slice
-// from Desc8.
+// from Desc8. A released set (Released) has neither: use LoadFloats.
 func (s *Set) Floats() []float32 {
 	if s.Desc8 == nil {
 		return s.Desc
 	}
-	f := make([]float32, len(s.Desc8))
-	for k, v := range s.Desc8 {
+	return floats(s.Desc8)
+}
+
+func floats(b []uint8) []float32 {
+	f := make([]float32, len(b))
+	for k, v := range b {
 		f[k] = float32(v)
 	}
 	return f
 }
 
 // Bytes returns the descriptors as bytes, rounded and clamped to 0..255
-// (COLMAP's form): Desc8 itself, or a new slice from Desc.
+// (COLMAP's form): Desc8 itself, or a new slice from Desc. A released set
+// (Released) has neither: use DescriptorBytes.
 func (s *Set) Bytes() []uint8 {
 	if s.Desc8 != nil {
 		return s.Desc8
@@ -170,7 +184,7 @@ func (s *Set) DisplayPoint(i int) (x, y float64) {
 func (s *Set) Len() int { return len(s.Keypoints) }
 
 // Descriptor returns descriptor i: a view into Desc, or a new slice
-// from Desc8.
+// from Desc8. It is not for a released set (Released).
 func (s *Set) Descriptor(i int) []float32 {
 	if s.Desc8 == nil {
 		return s.Desc[i*DescSize : (i+1)*DescSize]

@@ -42,9 +42,10 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 	started := make([]bool, n)
 	pool.ForEach(ctx, n, workers, nil, func(i int) {
 		started[i] = true
-		sets[i], errs[i] = e.one(paths[i], names[i], &st, cs)
-		if e.Compact && sets[i] != nil {
-			sets[i].Compact()
+		var key string
+		sets[i], key, errs[i] = e.one(paths[i], names[i], &st, cs)
+		if e.Compact && sets[i] != nil && sets[i].Compact() && key != "" && e.Descriptors != nil {
+			e.Descriptors.release(sets[i], e.CacheDir, key)
 		}
 		if e.Progress != nil {
 			mu.Lock()
@@ -63,10 +64,12 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 	return sets, errs, st
 }
 
-func (e *Extractor) one(path, name string, st *Stats, cs *cacheState) (*Set, error) {
+// one extracts the features of one file, or reads them from the cache;
+// key is the cache key they are stored under ("" when they are not).
+func (e *Extractor) one(path, name string, st *Stats, cs *cacheState) (*Set, string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var key string
 	cache := Cache{Dir: e.CacheDir}
@@ -76,20 +79,22 @@ func (e *Extractor) one(path, name string, st *Stats, cs *cacheState) (*Set, err
 		if s, ok := cache.Load(key); ok {
 			s.Image, s.Orientation = name, imagefile.Orientation(data)
 			atomic.AddInt64(&st.CacheHits, 1)
-			return s, nil
+			return s, key, nil
 		}
 	}
 	s, err := Extract(name, data, e.Options)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	atomic.AddInt64(&st.Extracted, 1)
 	if useCache && !cs.off.Load() {
 		if err := cache.Store(key, s); err != nil {
 			cs.disable(err)
+			return s, "", nil
 		}
+		return s, key, nil
 	}
-	return s, nil
+	return s, "", nil
 }
 
 // cacheState turns the cache off for the rest of a run after its first

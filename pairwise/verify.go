@@ -140,6 +140,10 @@ type VerifyOptions struct {
 	// GuidedMaxDistance, when positive, caps the squared descriptor
 	// distance of a guided match. Default: no cap.
 	GuidedMaxDistance float64
+	// Descriptors, when set, gives image i's descriptors for guided
+	// matching when its View has none, so that not every image's need be
+	// in memory at once.
+	Descriptors func(i int) ([]float32, error)
 	// Workers bounds the pairs verified at once; 0 means GOMAXPROCS.
 	Workers int
 	// Progress, if set, is called after each pair (serialized).
@@ -230,7 +234,7 @@ func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estima
 	}
 	o := opts.withDefaults()
 	for i, v := range views {
-		if len(v.Desc) != len(v.Points)*dim && !(o.NoGuided && v.Desc == nil) {
+		if len(v.Desc) != len(v.Points)*dim && !(v.Desc == nil && (o.NoGuided || o.Descriptors != nil)) {
 			return nil, fmt.Errorf("pairwise: image %d has %d descriptor floats for %d points", i, len(v.Desc), len(v.Points))
 		}
 	}
@@ -377,11 +381,36 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 		}
 	}
 	if !o.NoGuided {
+		if vi.Desc == nil || vj.Desc == nil {
+			wi, wj := *vi, *vj
+			if wi.Desc, err = viewDesc(vi, p.I, dim, o.Descriptors); err != nil {
+				return r, err
+			}
+			if wj.Desc, err = viewDesc(vj, p.J, dim, o.Descriptors); err != nil {
+				return r, err
+			}
+			vi, vj = &wi, &wj
+		}
 		g := guidedMatches(vi, vj, dim, &r, o.GuidedThreshold*px, o.GuidedMaxDistance, o.GuidedRatio)
 		r.Guided = len(g) - len(r.Matches)
 		r.Matches = g
 	}
 	return r, nil
+}
+
+// viewDesc returns v's descriptors (image i), from get when v has none.
+func viewDesc(v *View, i, dim int, get func(int) ([]float32, error)) ([]float32, error) {
+	if v.Desc != nil {
+		return v.Desc, nil
+	}
+	d, err := get(i)
+	if err != nil {
+		return nil, err
+	}
+	if len(d) != len(v.Points)*dim {
+		return nil, fmt.Errorf("image %d has %d descriptor floats for %d points", i, len(d), len(v.Points))
+	}
+	return d, nil
 }
 
 // distinctB counts the features of image J (nb features) that the

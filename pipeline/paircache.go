@@ -46,9 +46,13 @@ type pairCache struct {
 	hitVerif int
 }
 
-func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.Matcher, est pairwise.Estimator, opts Options) *pairCache {
+func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.Matcher, est pairwise.Estimator, opts Options) (*pairCache, error) {
 	c := &pairCache{dir: dir, digest: make([][32]byte, len(sets))}
 	for i, s := range sets {
+		d, err := s.LoadFloats()
+		if err != nil {
+			return nil, err
+		}
 		h := sha256.New()
 		binary.Write(h, binary.LittleEndian, [2]int64{int64(s.Width), int64(s.Height)})
 		sc := 1.0
@@ -60,16 +64,16 @@ func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.
 		for _, k := range s.Keypoints {
 			binary.Write(h, binary.LittleEndian, [2]float32{k.X, k.Y})
 		}
-		binary.Write(h, binary.LittleEndian, s.Floats())
+		binary.Write(h, binary.LittleEndian, d)
 		h.Sum(c.digest[i][:0])
 	}
 	mo := opts.Match
 	mo.Workers, mo.Progress, mo.OnPair, mo.Pairs, mo.Window = 0, nil, nil, nil, 0
 	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.RootSIFT, mo)
 	vo := opts.Verification
-	vo.Workers, vo.Progress, vo.OnPair = 0, nil, nil
+	vo.Workers, vo.Progress, vo.OnPair, vo.Descriptors = 0, nil, nil, nil
 	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %+v %s", pairCacheVersion, est, est, vo, opts.Camera, c.matchParams)
-	return c
+	return c, nil
 }
 
 func (c *pairCache) key(params string, i, j int) string {

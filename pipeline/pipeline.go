@@ -61,6 +61,13 @@ type Options struct {
 	Features features.Options
 	// CacheDir holds the feature cache (Run only); "" disables it.
 	CacheDir string
+	// DescriptorMemory bounds the bytes of descriptors Run keeps in
+	// memory when the feature cache is on: images used least recently are
+	// read back from the cache when needed (features.DescriptorCache), so
+	// memory follows the pairs in work, not images × features. 0 means
+	// DefaultDescriptorMemory; negative keeps every image's in memory.
+	// Results do not depend on it.
+	DescriptorMemory int64
 	// PairCacheDir holds each pair's matches and verification, keyed by
 	// both images' features and the options, so an interrupted or
 	// extended run only does new work; "" disables it.
@@ -139,6 +146,12 @@ func DefaultOptions() Options {
 	}
 }
 
+// DefaultDescriptorMemory is Options.DescriptorMemory's default: 512 MiB
+// holds the descriptors of 256 photos of 16384 features (128 bytes each),
+// more than a retrieval neighbourhood; a small folder's are all in memory
+// and never read back.
+const DefaultDescriptorMemory = 512 << 20
+
 // DefaultMaxFeatures caps the features per image, keeping those of
 // strongest response: it bounds a pair's matching cost (quadratic in the
 // features) on large photos. It is twice COLMAP's 8192 because at
@@ -204,6 +217,9 @@ type Result struct {
 	// CacheError, when not nil, is why the feature cache was turned off
 	// part-way (the run went on without it).
 	CacheError error
+	// DescriptorLoads counts the times an image's descriptors were read
+	// back from the feature cache (Options.DescriptorMemory).
+	DescriptorLoads int64
 	// PairCacheHits counts the pairs whose matches and whose verification
 	// came from the pair cache; PairCacheError, when not nil, is why it
 	// stopped storing part-way (the run went on without it).
@@ -315,6 +331,13 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 		paths[i], names[i] = im.Path, im.Name
 	}
 	ex := &features.Extractor{Options: opts.Features, CacheDir: opts.CacheDir, Workers: opts.Workers, Compact: true}
+	if opts.CacheDir != "" && opts.DescriptorMemory >= 0 {
+		budget := opts.DescriptorMemory
+		if budget == 0 {
+			budget = DefaultDescriptorMemory
+		}
+		ex.Descriptors = features.NewDescriptorCache(budget)
+	}
 	if opts.Progress != nil {
 		ex.Progress = func(done, total int, _ string) { opts.Progress.Update(StageExtract, done, total) }
 	}
@@ -352,6 +375,9 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r.Skipped, r.CacheHits, r.CacheError, r.Timing.Extract = skipped, int(st.CacheHits), st.CacheError, extract
+	if ex.Descriptors != nil {
+		r.DescriptorLoads = ex.Descriptors.Loads()
+	}
 	return r, nil
 }
 
@@ -377,14 +403,20 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	// Descriptors as matched, made per use from the sets (which may hold
 	// them as bytes): RootSIFT is computed per pair, not kept for every
 	// image, so memory holds one compact copy of the folder's descriptors.
-	desc := func(i int) ([]float32, error) {
-		s := sets[i]
-		if len(s.Desc)+len(s.Desc8) != s.Len()*features.DescSize {
+	// Released sets (features.DescriptorCache) read them back when needed.
+	for i, s := range sets {
+		if !s.Released() && len(s.Desc)+len(s.Desc8) != s.Len()*features.DescSize {
 			return nil, fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(s.Desc)+len(s.Desc8), s.Len())
 		}
-		d := s.Floats()
+	}
+	desc := func(i int) ([]float32, error) {
+		s := sets[i]
+		d, err := s.LoadFloats()
+		if err != nil {
+			return nil, err
+		}
 		if opts.RootSIFT {
-			if s.Desc8 == nil {
+			if s.Desc != nil { // d is the caller's Desc itself
 				d = append([]float32(nil), d...)
 			}
 			features.RootSIFT(d)
@@ -403,12 +435,6 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		views = make([]pairwise.View, len(sets))
 		for i, s := range sets {
 			views[i] = pairwise.View{Camera: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
-			if !opts.Verification.NoGuided { // only guided matching reads descriptors
-				var err error
-				if views[i].Desc, err = desc(i); err != nil {
-					return nil, err
-				}
-			}
 			views[i].Points = make([]pairwise.Point, s.Len())
 			for k, kp := range s.Keypoints {
 				views[i].Points[k] = pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
@@ -437,7 +463,9 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	r.Timing.Select = time.Since(t0)
 	var pc *pairCache
 	if opts.PairCacheDir != "" {
-		pc = newPairCache(opts.PairCacheDir, sets, r.PixelScale, matcher, est, opts)
+		if pc, err = newPairCache(opts.PairCacheDir, sets, r.PixelScale, matcher, est, opts); err != nil {
+			return nil, err
+		}
 	}
 	tried := map[[2]int]bool{}
 	source := map[[2]int]string{}
@@ -476,6 +504,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		t2 := time.Now()
 		vo := opts.Verification
 		vo.Workers = opts.Workers
+		vo.Descriptors = desc // only guided matching reads them, per pair
 		vo.Progress = offsetProgress(opts.Progress, StageVerify, len(r.Verified))
 		var vs []pairwise.Verified
 		todo := ms

@@ -55,6 +55,7 @@ type matchOptions struct {
 	minTrack, universe                                                  int
 	threshold                                                           float64
 	strict, force, guided                                               bool
+	descMiB                                                             int64
 	pipe                                                                pipeline.Options
 }
 
@@ -91,6 +92,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
 	fs.StringVar(&o.cache, "cache", o.cache, "cache directory: features, and each pair's matches and verification in pairs/, so an interrupted or extended run only does new work (\"\" disables it)")
+	fs.Int64Var(&o.descMiB, "descriptor-memory", pipeline.DefaultDescriptorMemory>>20, "MiB of descriptors kept in memory; the images used least recently are read back from -cache when needed (0: keep every image's)")
 	fs.IntVar(&o.minTrack, "min-track", 2, "drop tracks with fewer observations (the paper's post-processing)")
 	fs.StringVar(&o.assignment, "assignment", "greedy", "CLEAR assignment: greedy or hungarian")
 	fs.IntVar(&o.universe, "universe", 0, "known universe size (0: estimate)")

@@ -19,6 +19,10 @@ import (
 func (o *matchOptions) check(inputs []string) error {
 	p := &o.pipe
 	p.Verification.NoGuided = !o.guided
+	p.DescriptorMemory = min(o.descMiB, 1<<40) << 20
+	if o.descMiB == 0 {
+		p.DescriptorMemory = -1 // every image's in memory
+	}
 	switch {
 	case o.out == "":
 		return usagef("-out is required")
@@ -32,6 +36,8 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("negative sizes are not allowed")
 	case p.Pairs.K < 1 || p.Pairs.Overlap < 1 || p.Pairs.Rounds < 0:
 		return usagef("-retrieval-k %d, -sequential-overlap %d: want at least 1; -completion-rounds %d: want 0 or more", p.Pairs.K, p.Pairs.Overlap, p.Pairs.Rounds)
+	case o.descMiB < 0:
+		return usagef("-descriptor-memory %d: want 0 (keep every image's) or more MiB", o.descMiB)
 	case o.minTrack < 2:
 		return usagef("-min-track %d: want at least 2", o.minTrack)
 	case !(p.Features.ContrastThreshold > 0) || !(p.Features.EdgeThreshold > 0):
