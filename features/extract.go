@@ -38,6 +38,14 @@ const OpenCV = true
 // already run one extraction per core.
 func SetNumThreads(n int) { C.cm_set_num_threads(C.int(n)) }
 
+// trimMemory returns the C heap's free memory to the system. OpenCV's
+// buffers come from glibc's malloc, whose per-thread arenas keep what
+// extraction freed: about 0.85 GB on two workers at 1024×768, held for the
+// rest of the run unless trimmed (300 photos: 1300 MB of RSS during
+// matching untrimmed, 445 MB trimmed once extraction is done). Trimming
+// after every image instead cost a quarter of the extraction rate.
+func trimMemory() { C.cm_trim_memory() }
+
 // decodeGray decodes image bytes through imagefile (the one decoder: header
 // checked against maxPixels first, EXIF orientation ignored, truncated
 // files refused) to an 8-bit grayscale Mat. The caller closes it.

@@ -54,6 +54,7 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 			mu.Unlock()
 		}
 	})
+	trimMemory()
 	if err := ctx.Err(); err != nil {
 		for i, ok := range started {
 			if !ok {

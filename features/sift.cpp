@@ -1,6 +1,9 @@
 #include "sift.h"
 
 #include <cstdlib>
+#ifdef __GLIBC__
+#include <malloc.h>  // malloc_trim
+#endif
 #include <cstring>
 #include <exception>
 #include <vector>
@@ -64,3 +67,9 @@ const char *cm_sift_compute(void *img, const CMKeyPoint *kps, int n, void *desc)
 void cm_keypoints_free(CMKeyPoints kp) { std::free(kp.kps); }
 void cm_free_string(const char *s) { std::free(const_cast<char *>(s)); }
 void cm_set_num_threads(int n) { cv::setNumThreads(n); }
+
+void cm_trim_memory(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}

@@ -27,6 +27,9 @@ const char *cm_sift_compute(void *img, const CMKeyPoint *kps, int n, void *desc)
 void cm_keypoints_free(CMKeyPoints kp);
 void cm_free_string(const char *s);
 void cm_set_num_threads(int n);
+// cm_trim_memory returns the C heap's free memory to the system (glibc's
+// malloc_trim; nothing elsewhere).
+void cm_trim_memory(void);
 
 #ifdef __cplusplus
 }
