@@ -115,16 +115,17 @@ var errChanged = errors.New("the file no longer holds the descriptors extracted 
 
 // load reads the descriptors of n features from the feature-cache file.
 func (h *held) load(n int) ([]uint8, error) {
-	data, err := os.ReadFile(Cache{Dir: h.dir}.path(h.key))
+	path := Cache{Dir: h.dir}.path(h.key)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	s, err := decodeSet(h.key, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Cache{Dir: h.dir}.path(h.key), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.Len() != n || !s.Compact() && s.Len() > 0 || crc32.ChecksumIEEE(s.Desc8) != h.crc {
-		return nil, fmt.Errorf("%s: %w", Cache{Dir: h.dir}.path(h.key), errChanged)
+		return nil, fmt.Errorf("%s: %w", path, errChanged)
 	}
 	return s.Desc8, nil
 }
