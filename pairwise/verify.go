@@ -98,8 +98,12 @@ type VerifyOptions struct {
 	// quarter of the smaller image's features, but not below 8. F is the
 	// model only when at least this many of its inliers are off H's.
 	MinInliers int
-	// MinInlierRatio is the smallest inlier fraction of the ratio matches
-	// of a verified pair. Default 0.25 (COLMAP's min_inlier_ratio).
+	// MinInlierRatio, when positive, rejects a pair whose inliers are
+	// fewer than this fraction of its ratio matches. The default, 0,
+	// rejects none, as COLMAP: its min_inlier_ratio (0.25) only bounds the
+	// number of RANSAC trials, and wide-baseline pairs with 15-25% inliers
+	// are verified. Those pairs tie the views at the ends of a sweep to
+	// the rest (see the README's SfM section).
 	MinInlierRatio float64
 	// HRatio: H is the model when it has at least HRatio times the inliers
 	// of F (or E). Default 0.8 (COLMAP's max_H_inlier_ratio).
@@ -163,9 +167,6 @@ func (o VerifyOptions) withDefaults() VerifyOptions {
 	}
 	if o.MinInliers == 0 {
 		o.MinInliers = 15
-	}
-	if o.MinInlierRatio == 0 {
-		o.MinInlierRatio = 0.25
 	}
 	if o.HRatio == 0 {
 		o.HRatio = 0.8

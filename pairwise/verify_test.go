@@ -60,17 +60,23 @@ func TestVerifyPlanar(t *testing.T) {
 		name     string
 		n        int
 		wrong    float64
+		minRatio float64 // VerifyOptions.MinInlierRatio
 		verified bool
 	}{
-		{"clean", 400, 0, true},
-		{"noisy", 400, 0.3, true},
-		{"too few", 14, 0, false}, // 7 matches, below the floor of 8
-		{"mostly wrong", 400, 0.9, false},
+		{"clean", 400, 0, 0, true},
+		{"noisy", 400, 0.3, 0, true},
+		{"too few", 14, 0, 0, false}, // 7 matches, below the floor of 8
+		// About 20 right of 200: verified by default, as COLMAP does (its
+		// min_inlier_ratio only bounds RANSAC's trials), rejected when a
+		// minimum inlier ratio is asked for.
+		{"mostly wrong", 400, 0.9, 0, true},
+		{"mostly wrong, min inlier ratio 0.25", 400, 0.9, 0.25, false},
+		{"too few right", 400, 0.97, 0, false}, // about 6 right of 200
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tc.n)))
 			views, pr := planarPair(tc.n, h, tc.wrong, rng)
-			out, err := Verify(context.Background(), views, 8, []Pair{pr}, exactH{h}, VerifyOptions{})
+			out, err := Verify(context.Background(), views, 8, []Pair{pr}, exactH{h}, VerifyOptions{MinInlierRatio: tc.minRatio})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,7 +32,7 @@ const pairCacheMagic = "CMPAIR\x01\n"
 
 // pairCacheVersion changes whenever matching or verification changes what
 // it computes for the same inputs and options.
-const pairCacheVersion = "pairs-v2" // v2: the verification options are in the key
+const pairCacheVersion = "pairs-v3" // v2: the verification options are in the key; v3: no inlier-ratio rejection by default
 
 type pairCache struct {
 	dir         string

@@ -85,6 +85,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&p.Verify, "verify", p.Verify, "verify pairs geometrically (and add guided matches with -guided)")
 	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", 3, "largest model error of an inlier, pixels at detection resolution")
 	fs.IntVar(&p.Verification.MinInliers, "min-inliers", 15, "fewest inliers of a verified pair (lowered for images with few features)")
+	fs.Float64Var(&p.Verification.MinInlierRatio, "min-inlier-ratio", 0, "reject a pair whose inliers are fewer than this fraction of its ratio matches (0: none, as COLMAP)")
 	fs.BoolVar(&o.guided, "guided", !p.Verification.NoGuided, "add guided matches to verified pairs (features within -guided-threshold of the model; off by default, as in COLMAP: it costs SfM accuracy)")
 	fs.Float64Var(&p.Verification.GuidedThreshold, "guided-threshold", 0, "largest model error of a guided match, pixels at detection resolution (0: -verify-threshold)")
 	fs.Float64Var(&p.Verification.GuidedRatio, "guided-ratio", 0.8, "ratio test among a guided match's candidates in the epipolar band")

@@ -44,6 +44,8 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-contrast and -edge must be positive")
 	case !(p.Verification.Threshold > 0):
 		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
+	case !(p.Verification.MinInlierRatio >= 0 && p.Verification.MinInlierRatio <= 1):
+		return usagef("-min-inlier-ratio %v: want a number in [0, 1]", p.Verification.MinInlierRatio)
 	case o.export != "" && o.export != "colmap":
 		return usagef("-export %q: want colmap", o.export)
 	}
