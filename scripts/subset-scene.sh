@@ -14,7 +14,8 @@ shift 2
 [ $# -gt 0 ] || { echo "subset-scene.sh: no photo numbers given" >&2; exit 2; }
 scene=$(cd "$scene" && pwd)
 mapfile -t names < <(ls "$scene/images")
-mkdir -p "$out/images" "$out/gt_cameras"
+# Check every number and camera first, so a bad one leaves no partial scene.
+picked=()
 for n in "$@"; do
 	if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -ge "${#names[@]}" ]; then
 		echo "subset-scene.sh: photo $n: $scene/images has ${#names[@]} photos (0 to $((${#names[@]} - 1)))" >&2
@@ -22,6 +23,10 @@ for n in "$@"; do
 	fi
 	name=${names[$n]}
 	[ -f "$scene/gt_cameras/$name.camera" ] || { echo "subset-scene.sh: $scene/gt_cameras/$name.camera: no such file" >&2; exit 1; }
+	picked+=("$name")
+done
+mkdir -p "$out/images" "$out/gt_cameras"
+for name in "${picked[@]}"; do
 	ln -sfn "$scene/images/$name" "$out/images/$name"
 	ln -sfn "$scene/gt_cameras/$name.camera" "$out/gt_cameras/$name.camera"
 done
