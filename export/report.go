@@ -43,26 +43,28 @@ type SourceCount struct {
 
 // Report is report.json of `clearmatch match`.
 type Report struct {
-	Images            int                          `json:"images"`
-	Skipped           []string                     `json:"skipped_images"`
-	Features          []ImageFeatures              `json:"features_per_image"`
-	PairsMatched      int                          `json:"pairs_matched"`
-	RatioMatches      int                          `json:"ratio_matches"`
-	Verification      *pipeline.VerificationCounts `json:"verification,omitempty"`
-	InputMatches      int                          `json:"input_matches"`
-	UniverseSize      int                          `json:"universe_size"`
-	Components        int                          `json:"components"`
-	LargestComponent  int                          `json:"largest_component"`
-	SplitComponents   int                          `json:"split_components"`
-	CutAssociations   int                          `json:"cut_associations"`
-	Tracks            int                          `json:"tracks"`
-	ConsistentMatches int                          `json:"consistent_matches"`
-	CacheHits         int                          `json:"cache_hits"`
-	PairCacheHits     [2]int                       `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
-	DescriptorLoads   int64                        `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
-	PairSelection     PairSelection                `json:"pair_selection"`
-	Pairs             []PairReport                 `json:"pairs"`
-	TimingSeconds     map[string]float64           `json:"timing_s"`
+	Images           int                          `json:"images"`
+	Skipped          []string                     `json:"skipped_images"`
+	Features         []ImageFeatures              `json:"features_per_image"`
+	PairsMatched     int                          `json:"pairs_matched"`
+	RatioMatches     int                          `json:"ratio_matches"`
+	Verification     *pipeline.VerificationCounts `json:"verification,omitempty"`
+	InputMatches     int                          `json:"input_matches"`
+	UniverseSize     int                          `json:"universe_size"`
+	Components       int                          `json:"components"`
+	LargestComponent int                          `json:"largest_component"`
+	SplitComponents  int                          `json:"split_components"`
+	CutAssociations  int                          `json:"cut_associations"`
+	Tracks           int                          `json:"tracks"`
+	// CompletedObservations were added to CLEAR's tracks by completion.
+	CompletedObservations int                `json:"completed_observations"`
+	ConsistentMatches     int                `json:"consistent_matches"`
+	CacheHits             int                `json:"cache_hits"`
+	PairCacheHits         [2]int             `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
+	DescriptorLoads       int64              `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
+	PairSelection         PairSelection      `json:"pair_selection"`
+	Pairs                 []PairReport       `json:"pairs"`
+	TimingSeconds         map[string]float64 `json:"timing_s"`
 }
 
 // NewReport summarizes a run whose tracks and consistent matches are t and
@@ -73,10 +75,10 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
 		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
+		Tracks: len(t.Tracks), CompletedObservations: r.Completed, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
-			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(),
+			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),
 		},
 	}
 	for _, s := range r.Skipped {

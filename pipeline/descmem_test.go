@@ -60,7 +60,7 @@ func TestDescriptorMemoryGivesTheSameResult(t *testing.T) {
 			t.Errorf("guided %v: %d loads with a one-byte budget, %d with all in memory", guided, one.DescriptorLoads, all.DescriptorLoads)
 		}
 		for name, r := range map[string]*Result{"all in memory": all, "one-byte budget": one} {
-			if !reflect.DeepEqual(r.Matches, want.Matches) || !reflect.DeepEqual(r.Verified, want.Verified) || !reflect.DeepEqual(r.Clear.Item, want.Clear.Item) {
+			if !reflect.DeepEqual(r.Matches, want.Matches) || !reflect.DeepEqual(r.Verified, want.Verified) || !reflect.DeepEqual(r.Clear.Item, want.Clear.Item) || !reflect.DeepEqual(r.Item, want.Item) {
 				t.Errorf("guided %v, %s: result differs from the run without a cache", guided, name)
 			}
 		}

@@ -37,7 +37,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	tracks, matches := export.Build(res.Sets, res.Clear.Item)
+	tracks, matches := export.Build(res.Sets, res.Item)
 	v := res.CountVerification()
 	fmt.Printf("%d images, %d of %d pairs verified (model H: %d)\n", len(res.Images), v.Verified, v.Tried, v.Models["H"])
 	distinct := true

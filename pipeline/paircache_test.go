@@ -27,7 +27,7 @@ func TestPairCache(t *testing.T) {
 		return r
 	}
 	same := func(a, b *Result) bool {
-		return reflect.DeepEqual(a.Matches, b.Matches) && reflect.DeepEqual(a.Verified, b.Verified) && reflect.DeepEqual(a.Clear.Item, b.Clear.Item)
+		return reflect.DeepEqual(a.Matches, b.Matches) && reflect.DeepEqual(a.Verified, b.Verified) && reflect.DeepEqual(a.Clear.Item, b.Clear.Item) && reflect.DeepEqual(a.Item, b.Item)
 	}
 	noCache := o
 	noCache.PairCacheDir = ""
@@ -122,7 +122,7 @@ func TestCompactSetsMatchTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(a.Matches, b.Matches) || !reflect.DeepEqual(a.Verified, b.Verified) || !reflect.DeepEqual(a.Clear.Item, b.Clear.Item) {
+		if !reflect.DeepEqual(a.Matches, b.Matches) || !reflect.DeepEqual(a.Verified, b.Verified) || !reflect.DeepEqual(a.Clear.Item, b.Clear.Item) || !reflect.DeepEqual(a.Item, b.Item) {
 			t.Fatalf("%s: compact sets give another result", mode)
 		}
 	}

@@ -95,6 +95,13 @@ type Options struct {
 	Weighted bool
 	// Clear configures the solve.
 	Clear clear.Options
+	// Complete extends CLEAR's tracks by epipolar transfer through the
+	// verified pairs (pairwise.CompleteTracks, with the options in
+	// Completion): a keypoint in no track that lies where the epipolar
+	// lines of two of a track's observations cross, with a descriptor
+	// close to the track's, joins it. Needs Verify.
+	Complete   bool
+	Completion pairwise.CompleteOptions
 	// Matcher finds nearest descriptors; nil means the BLAS matcher
 	// (features.BLASMatcher: exactly pairwise.BruteForce's answer, about
 	// 3x faster per core than OpenCV's brute-force matcher), or
@@ -130,6 +137,15 @@ type Options struct {
 // takes 0.1 s instead of 50 s. Nearly planar uncalibrated pairs keep F's
 // inliers (PlanarKeepsF, COLMAP's rule): fountain-p11 uncalibrated 5.04 mm
 // and 0.495° against 5.35 mm and 0.497° with H's.
+//
+// Track completion is on (Complete): CLEAR's tracks are mostly two-view
+// (13,232 of 16,890 on every third herz-jesus-p25 photo), which COLMAP's
+// mapper does not triangulate, and a view tied to the rest by few longer
+// tracks is registered late and loosely. Over 14 calibrated and
+// uncalibrated ground-truth scenes (README) it took camera positions from
+// 0.944 to 0.875 times COLMAP alone's (geometric mean of the medians) and
+// rotations from 0.992 to 0.872; on every third herz-jesus-p25 photo,
+// calibrated, from 13.6 mm to 4.8 mm (COLMAP alone 7.3 mm).
 func DefaultOptions() Options {
 	return Options{
 		// Contrast 0.02 finds about as many features as COLMAP's SIFT
@@ -143,6 +159,7 @@ func DefaultOptions() Options {
 		Verify:       true,
 		Verification: pairwise.VerifyOptions{NoGuided: true, PlanarKeepsF: true},
 		Clear:        clear.Options{MaxComponent: clear.DefaultMaxComponent},
+		Complete:     true,
 	}
 }
 
@@ -170,6 +187,7 @@ func BenchmarkOptions() Options {
 	o := DefaultOptions()
 	o.Verification.NoGuided, o.Verification.PlanarKeepsF = false, false
 	o.Pairs = PairOptions{Mode: PairsExhaustive} // the benchmarks match every pair
+	o.Complete = false                           // the benchmarks score CLEAR's tracks
 	return o
 }
 
@@ -202,7 +220,7 @@ func (s Skipped) Message() string {
 // Timing holds the wall time of each stage.
 type Timing struct {
 	// Select is pair selection (the retrieval index; 0 otherwise).
-	Extract, Select, Match, Verify, Solve time.Duration
+	Extract, Select, Match, Verify, Solve, Complete time.Duration
 }
 
 // Result is the output of every stage.
@@ -248,8 +266,13 @@ type Result struct {
 	// matches without verification), observations numbered image by image.
 	Problem *clear.Problem
 	// Clear is CLEAR's output.
-	Clear  *clear.Result
-	Timing Timing
+	Clear *clear.Result
+	// Item is the track of every observation: Clear.Item, extended by
+	// track completion when Options.Complete (Completed observations
+	// added), otherwise Clear.Item itself.
+	Item      []int
+	Completed int
+	Timing    Timing
 }
 
 // Threshold is the largest model error of a verified match between
@@ -570,6 +593,16 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		return nil, err
 	}
 	r.Timing.Solve = time.Since(t2)
+	r.Item = r.Clear.Item
+	if opts.Complete && opts.Verify {
+		t3 := time.Now()
+		co := opts.Completion
+		co.Descriptors = func(i int) ([]float32, error) { return sets[i].LoadFloats() }
+		if r.Item, r.Completed, err = pairwise.CompleteTracks(ctx, views, features.DescSize, r.Verified, r.Clear.Item, r.Offsets(), co); err != nil {
+			return nil, err
+		}
+		r.Timing.Complete = time.Since(t3)
+	}
 	return r, nil
 }
 

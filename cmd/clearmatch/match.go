@@ -86,6 +86,12 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", 3, "largest model error of an inlier, pixels at detection resolution")
 	fs.IntVar(&p.Verification.MinInliers, "min-inliers", 15, "fewest inliers of a verified pair (lowered for images with few features)")
 	fs.Float64Var(&p.Verification.MinInlierRatio, "min-inlier-ratio", 0, "reject a pair whose inliers are fewer than this fraction of its ratio matches (0: none, as COLMAP)")
+	fs.BoolVar(&p.Complete, "complete", p.Complete, "extend tracks by epipolar transfer (needs -verify): a keypoint where two of a track's epipolar lines cross, with a close descriptor, joins it")
+	fs.Float64Var(&p.Completion.MinAngle, "complete-angle", pairwise.DefaultCompleteAngle, "least angle (degrees) between the two epipolar lines of -complete")
+	fs.Float64Var(&p.Completion.Threshold, "complete-threshold", pairwise.DefaultCompleteThreshold, "largest distance (pixels) of a -complete candidate from each epipolar line")
+	fs.Float64Var(&p.Completion.MaxDistance, "complete-distance", pairwise.DefaultCompleteDistance, "largest SIFT descriptor distance of a -complete candidate from the track (descriptor norm 512)")
+	fs.IntVar(&p.Completion.MinPairMatches, "complete-pair-matches", pairwise.DefaultCompletePairMatches, "fewest verified matches of a pair whose epipolar lines -complete uses")
+	fs.IntVar(&p.Completion.MinLines, "complete-lines", 2, "fewest epipolar lines (track views verified with the candidate's) for -complete")
 	fs.BoolVar(&o.guided, "guided", !p.Verification.NoGuided, "add guided matches to verified pairs (features within -guided-threshold of the model; off by default, as in COLMAP: it costs SfM accuracy)")
 	fs.Float64Var(&p.Verification.GuidedThreshold, "guided-threshold", 0, "largest model error of a guided match, pixels at detection resolution (0: -verify-threshold)")
 	fs.Float64Var(&p.Verification.GuidedRatio, "guided-ratio", 0.8, "ratio test among a guided match's candidates in the epipolar band")
@@ -184,7 +190,10 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fmt.Fprintf(stderr, "solve    %d observations, %d components (largest %d), universe %d, %v\n",
 		len(c.Item), c.Components, c.LargestComponent, c.UniverseSize, res.Timing.Solve.Round(1e6))
 
-	tracks, ms := export.Build(res.Sets, eval.MinTrack(c.Item, o.minTrack))
+	if o.pipe.Complete && o.pipe.Verify {
+		fmt.Fprintf(stderr, "complete %d observations added to tracks, %v\n", res.Completed, res.Timing.Complete.Round(1e6))
+	}
+	tracks, ms := export.Build(res.Sets, eval.MinTrack(res.Item, o.minTrack))
 	// The stage is published whole at the end, so the two large files
 	// are streamed into it rather than built in memory first.
 	if err := writeStream(filepath.Join(stage.Dir, "tracks.json"), func(w io.Writer) error { return export.WriteTracks(w, tracks) }); err != nil {
@@ -207,7 +216,11 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	var gtTable []eval.StageScore
 	if o.gt != "" {
-		if gtTable, err = scoreStages(res, ms, gt); err != nil {
+		var clearMs []export.Match
+		if res.Completed > 0 {
+			_, clearMs = export.Build(res.Sets, eval.MinTrack(res.Clear.Item, o.minTrack))
+		}
+		if gtTable, err = scoreStages(res, clearMs, ms, gt); err != nil {
 			return err
 		}
 		var b bytes.Buffer
@@ -219,7 +232,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	if o.overlayPairs != "none" {
-		ov := &export.Overlays{Sets: res.Sets, Item: eval.MinTrack(c.Item, o.minTrack), Pairs: overlayPairs, MaxPixels: o.pipe.Features.MaxPixels, Progress: pr.stage("overlays")}
+		ov := &export.Overlays{Sets: res.Sets, Item: eval.MinTrack(res.Item, o.minTrack), Pairs: overlayPairs, MaxPixels: o.pipe.Features.MaxPixels, Progress: pr.stage("overlays")}
 		for _, im := range res.Images {
 			ov.Paths = append(ov.Paths, im.Path)
 		}
@@ -240,8 +253,10 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // scoreStages scores the matches of each stage of the run under the true
 // geometry of the ground-truth cameras: ratio, verified (the model's
 // inliers), verified+guided (CLEAR's input), clear (the consistent
-// matches of the tracks) and, for a verified run, exported (database.db's).
-func scoreStages(res *pipeline.Result, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, error) {
+// matches of CLEAR's tracks), completed (of the tracks after completion,
+// ms, when clearMs holds CLEAR's own) and, for a verified run, exported
+// (database.db's).
+func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, error) {
 	points := make([][]eval.Point, len(res.Sets))
 	have := 0
 	for i, s := range res.Sets {
@@ -307,10 +322,21 @@ func scoreStages(res *pipeline.Result, ms []export.Match, gt map[string]eval.Cam
 		stages = append(stages, inliers, verified)
 	}
 	consistent := newStage("clear")
-	for _, m := range ms {
+	own := clearMs
+	if own == nil {
+		own = ms
+	}
+	for _, m := range own {
 		add(consistent, m.A, m.B, m.KpA, m.KpB)
 	}
 	stages = append(stages, consistent)
+	if clearMs != nil {
+		completed := newStage("completed")
+		for _, m := range ms {
+			add(completed, m.A, m.B, m.KpA, m.KpB)
+		}
+		stages = append(stages, completed)
+	}
 	if res.Verified != nil {
 		exported := newStage("exported")
 		pairs, _ := export.ColmapPairs(res, ms)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -46,6 +47,14 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
 	case !(p.Verification.MinInlierRatio >= 0 && p.Verification.MinInlierRatio <= 1):
 		return usagef("-min-inlier-ratio %v: want a number in [0, 1]", p.Verification.MinInlierRatio)
+	case !(p.Completion.Threshold > 0) || math.IsInf(p.Completion.Threshold, 0):
+		return usagef("-complete-threshold %v: want a positive number of pixels", p.Completion.Threshold)
+	case !(p.Completion.MinAngle > 0 && p.Completion.MinAngle < 90):
+		return usagef("-complete-angle %v: want degrees in (0, 90)", p.Completion.MinAngle)
+	case !(p.Completion.MaxDistance > 0):
+		return usagef("-complete-distance %v: want a positive descriptor distance", p.Completion.MaxDistance)
+	case p.Completion.MinPairMatches < 1 || p.Completion.MinLines < 2:
+		return usagef("-complete-pair-matches %d: want at least 1; -complete-lines %d: want at least 2", p.Completion.MinPairMatches, p.Completion.MinLines)
 	case o.export != "" && o.export != "colmap":
 		return usagef("-export %q: want colmap", o.export)
 	}
@@ -165,9 +174,13 @@ func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []e
 	if c.SplitComponents > 0 {
 		split = fmt.Sprintf(", %d split (%d associations cut)", c.SplitComponents, c.CutAssociations)
 	}
-	fmt.Fprintf(w, "components %d (largest %d%s), universe %d, tracks %d (min %d observations), consistent matches %d\n",
-		c.Components, c.LargestComponent, split, c.UniverseSize, len(t.Tracks), minTrack, len(ms))
+	completed := ""
+	if r.Completed > 0 {
+		completed = fmt.Sprintf(" (%d observations added by completion)", r.Completed)
+	}
+	fmt.Fprintf(w, "components %d (largest %d%s), universe %d, tracks %d (min %d observations)%s, consistent matches %d\n",
+		c.Components, c.LargestComponent, split, c.UniverseSize, len(t.Tracks), minTrack, completed, len(ms))
 	tm := r.Timing
-	fmt.Fprintf(w, "time: extract %.2fs (%d cached), match %.2fs, verify %.2fs, solve %.3fs; output in %s\n",
-		tm.Extract.Seconds(), r.CacheHits, tm.Match.Seconds(), tm.Verify.Seconds(), tm.Solve.Seconds(), out)
+	fmt.Fprintf(w, "time: extract %.2fs (%d cached), match %.2fs, verify %.2fs, solve %.3fs, complete %.3fs; output in %s\n",
+		tm.Extract.Seconds(), r.CacheHits, tm.Match.Seconds(), tm.Verify.Seconds(), tm.Solve.Seconds(), tm.Complete.Seconds(), out)
 }
