@@ -143,7 +143,8 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 		sort.Ints(adj[i])
 	}
 
-	// Tracks of at least two observations, in order of first observation.
+	// Tracks of at least two observations, in order of first observation
+	// (the order they are met in here).
 	type obs struct{ view, kp int }
 	byItem := map[int]int{}
 	var tracks [][]obs
@@ -170,10 +171,6 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			tracks[t] = append(tracks[t], obs{i, g - off[i]})
 		}
 	}
-	sort.SliceStable(tracks, func(x, y int) bool {
-		a, b := tracks[x][0], tracks[y][0]
-		return off[a.view]+a.kp < off[b.view]+b.kp
-	})
 	grids := make([]*grid, n)
 	gridOf := func(i int) *grid {
 		if grids[i] == nil {
@@ -219,10 +216,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			if nl < o.MinLines {
 				continue
 			}
-			thr := o.Threshold * views[c].PixelScale
-			if views[c].PixelScale == 0 {
-				thr = o.Threshold
-			}
+			thr := o.Threshold * pixelScale(&views[c])
 			type line struct {
 				l  [3]float64
 				f  [9]float64
@@ -235,7 +229,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 					continue
 				}
 				p := views[ob.view].Points[ob.kp]
-				ls = append(ls, line{[3]float64{f[0]*p.X + f[1]*p.Y + f[2], f[3]*p.X + f[4]*p.Y + f[5], f[6]*p.X + f[7]*p.Y + f[8]}, f, p})
+				ls = append(ls, line{epipolarLine(f, p), f, p})
 			}
 			// The two lines that cross most steeply.
 			best, bx, by := -1.0, 0, 0
@@ -248,7 +242,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 					}
 				}
 			}
-			if !(best >= minSin) || best == 0 {
+			if !(best >= minSin) { // minSin > 0, so parallel lines (best 0) fail too
 				continue
 			}
 			a, b := ls[bx].l, ls[by].l

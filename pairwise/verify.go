@@ -623,7 +623,7 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 		default:
 			f := r.F
 			// The epipolar line of a in J: l = F a.
-			l := [3]float64{f[0]*p.X + f[1]*p.Y + f[2], f[3]*p.X + f[4]*p.Y + f[5], f[6]*p.X + f[7]*p.Y + f[8]}
+			l := epipolarLine(f, p)
 			// Sampson error ≥ distance to the line only up to the factor
 			// |l₁₂|/√(|l₁₂|² + |Fᵀb|²) ≤ 1, so a band of thr around the
 			// line holds every candidate.
@@ -778,6 +778,12 @@ func (g *grid) alongLine(l [3]float64, r float64, f func(int32)) {
 		x0, x1 := min(xa, xb)-band, max(xa, xb)+band
 		g.visitCells(g.cellIndex(x0-g.x0), g.cellIndex(x1-g.x0), cy, cy, f)
 	}
+}
+
+// epipolarLine is F p: the line l₀x + l₁y + l₂ = 0 in image J on which
+// the match of p (image I) lies when F maps I to J.
+func epipolarLine(f [9]float64, p Point) [3]float64 {
+	return [3]float64{f[0]*p.X + f[1]*p.Y + f[2], f[3]*p.X + f[4]*p.Y + f[5], f[6]*p.X + f[7]*p.Y + f[8]}
 }
 
 // Agrees reports whether a ↔ b (pixels of images I and J) fits the pair's
