@@ -157,3 +157,39 @@ func (s *Set) LoadFloats() ([]float32, error) {
 	}
 	return floats(b), nil
 }
+
+// LoadRows returns the descriptors of the listed features as float32,
+// DescSize values each in the order of rows, also for a released set
+// (read back from the feature cache if evicted). It converts only those
+// rows, where LoadFloats converts all.
+func (s *Set) LoadRows(rows []int) ([]float32, error) {
+	n := s.Len()
+	for _, r := range rows {
+		if r < 0 || r >= n {
+			return nil, fmt.Errorf("%s: feature %d of %d", s.Image, r, n)
+		}
+	}
+	out := make([]float32, 0, len(rows)*DescSize)
+	if s.held == nil && s.Desc8 == nil {
+		if len(s.Desc) != n*DescSize {
+			return nil, fmt.Errorf("%s: %d descriptor values for %d features", s.Image, len(s.Desc), n)
+		}
+		for _, r := range rows {
+			out = append(out, s.Desc[r*DescSize:(r+1)*DescSize]...)
+		}
+		return out, nil
+	}
+	b, err := s.DescriptorBytes()
+	if err != nil {
+		return nil, err
+	}
+	if len(b) != n*DescSize {
+		return nil, fmt.Errorf("%s: %d descriptor values for %d features", s.Image, len(b), n)
+	}
+	for _, r := range rows {
+		for _, v := range b[r*DescSize : (r+1)*DescSize] {
+			out = append(out, float32(v))
+		}
+	}
+	return out, nil
+}

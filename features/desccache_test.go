@@ -114,3 +114,52 @@ func TestDescriptorCache(t *testing.T) {
 		t.Errorf("restored file: %v", err)
 	}
 }
+
+// TestLoadRows: the rows asked for, in their order, from a set holding
+// floats, one holding bytes and one released and evicted; a row out of
+// range is an error naming the image.
+func TestLoadRows(t *testing.T) {
+	dir := t.TempDir()
+	sets, keys := storedSets(t, dir, 3, 6)
+	fl := &Set{Image: "floats.jpg", Keypoints: make([]Keypoint, 6), Desc: make([]float32, 6*DescSize)}
+	for k := range fl.Desc {
+		fl.Desc[k] = float32(k) + 0.25 // not integers: must come back as they are
+	}
+	want := func(s []float32, rows []int) []float32 {
+		var out []float32
+		for _, r := range rows {
+			out = append(out, s[r*DescSize:(r+1)*DescSize]...)
+		}
+		return out
+	}
+	all0, all1 := sets[0].Floats(), sets[1].Floats()
+	c := NewDescriptorCache(1) // holds only the last set used
+	for i := 1; i < 3; i++ {
+		c.release(sets[i], dir, keys[i])
+	}
+	cases := []struct {
+		name string
+		s    *Set
+		all  []float32
+		rows []int
+	}{
+		{"floats", fl, fl.Desc, []int{5, 0, 2}},
+		{"bytes", sets[0], all0, []int{1, 1, 4}},
+		{"released, evicted", sets[1], all1, []int{3, 0}},
+		{"none", sets[0], all0, nil},
+	}
+	for _, cs := range cases {
+		got, err := cs.s.LoadRows(cs.rows)
+		if err != nil || !slices.Equal(got, want(cs.all, cs.rows)) {
+			t.Errorf("%s: rows %v: %v", cs.name, cs.rows, err)
+		}
+	}
+	if c.Loads() == 0 {
+		t.Error("the released set was not read back")
+	}
+	for _, r := range []int{-1, 6} {
+		if _, err := sets[0].LoadRows([]int{r}); err == nil || !strings.Contains(err.Error(), "im0.jpg") {
+			t.Errorf("row %d: %v", r, err)
+		}
+	}
+}

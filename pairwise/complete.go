@@ -46,8 +46,20 @@ type CompleteOptions struct {
 	// of the descriptors given (SIFT as extracted: norm 512). Default 400.
 	MaxDistance float64
 	// Descriptors gives image i's descriptors (dim floats per point); it
-	// is called for two images at a time.
+	// is called for two images at a time. Either it or DescriptorRows
+	// must be set.
 	Descriptors func(i int) ([]float32, error)
+	// DescriptorRows, when set, is used instead of Descriptors: it gives
+	// the descriptors of the listed points of image i (dim floats each,
+	// in the order of rows). Completion compares a few points per image
+	// pair, so this reads len(rows) descriptors where Descriptors would
+	// convert a whole image per pair.
+	DescriptorRows func(i int, rows []int) ([]float32, error)
+	// Progress, if set, receives the steps done and their total: the
+	// tracks (proposing where to look), then the image pairs whose
+	// descriptors are compared; the total grows by the pairs once the
+	// tracks are done.
+	Progress func(done, total int)
 }
 
 // DefaultCompleteThreshold, DefaultCompleteAngle and
@@ -110,8 +122,8 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	if err := opts.Validate(); err != nil {
 		return nil, 0, err
 	}
-	if opts.Descriptors == nil {
-		return nil, 0, fmt.Errorf("pairwise: completion needs Descriptors")
+	if opts.Descriptors == nil && opts.DescriptorRows == nil {
+		return nil, 0, fmt.Errorf("pairwise: completion needs Descriptors or DescriptorRows")
 	}
 	o := opts.withDefaults()
 	n := len(views)
@@ -188,11 +200,17 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	minSin := math.Sin(o.MinAngle * math.Pi / 180)
 	count := make([]int, n)
 	has := make([]bool, n)
+	progress := func(done, total int) {
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
 	for t, tr := range tracks {
 		if t%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
+			progress(t, len(tracks)+1) // +1: the pairs still to come
 		}
 		for _, ob := range tr {
 			has[ob.view] = true
@@ -279,18 +297,16 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	}
 
 	// Descriptor distances, one image pair at a time: for each proposal
-	// the least distance of each candidate to the track's observations.
-	type need struct{ prop, cand, kp int }
+	// the least distance of each candidate to the track's observations
+	// (candidate k of proposal p in slot at[p]+k of dist).
 	byPair := map[[2]int][]need{}
-	dist := make([][]float64, len(props))
+	at := make([]int, len(props)+1)
 	for p, pr := range props {
-		dist[p] = make([]float64, len(pr.cands))
-		for k := range dist[p] {
-			dist[p][k] = math.Inf(1)
-		}
+		at[p+1] = at[p] + len(pr.cands)
 		for _, ob := range tracks[pr.track] {
-			for k := range pr.cands {
-				byPair[[2]int{ob.view, pr.view}] = append(byPair[[2]int{ob.view, pr.view}], need{p, k, ob.kp})
+			key := [2]int{ob.view, pr.view}
+			for k, c := range pr.cands {
+				byPair[key] = append(byPair[key], need{at[p] + k, ob.kp, int(c)})
 			}
 		}
 	}
@@ -304,33 +320,20 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 		}
 		return keys[x][1] < keys[y][1]
 	})
-	var da []float32
-	la := -1
-	for _, key := range keys {
+	dist := make([]float64, at[len(props)])
+	for k := range dist {
+		dist[k] = math.Inf(1)
+	}
+	total := len(tracks) + len(keys)
+	progress(len(tracks), total)
+	for k, key := range keys {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		var err error
-		if key[0] != la { // keys are sorted: each image a is read once
-			if da, err = o.Descriptors(key[0]); err != nil {
-				return nil, 0, err
-			}
-			la = key[0]
-		}
-		dc, err := o.Descriptors(key[1])
-		if err != nil {
+		if err := o.nearest(views, dim, key, byPair[key], dist); err != nil {
 			return nil, 0, err
 		}
-		if len(da) != len(views[key[0]].Points)*dim || len(dc) != len(views[key[1]].Points)*dim {
-			return nil, 0, fmt.Errorf("pairwise: completion: descriptors of images %d and %d do not match their points", key[0], key[1])
-		}
-		for _, nd := range byPair[key] {
-			cand := int(props[nd.prop].cands[nd.cand])
-			d := math.Sqrt(float64(sqDist(da[nd.kp*dim:(nd.kp+1)*dim], dc[cand*dim:(cand+1)*dim])))
-			if d < dist[nd.prop][nd.cand] {
-				dist[nd.prop][nd.cand] = d
-			}
-		}
+		progress(len(tracks)+k+1, total)
 	}
 
 	// Accept in proposal order (track, then view): the nearest candidate,
@@ -339,7 +342,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	added := 0
 	for p, pr := range props {
 		bk, bd := -1, math.Inf(1)
-		for k, d := range dist[p] {
+		for k, d := range dist[at[p]:at[p+1]] {
 			if d < bd {
 				bk, bd = k, d
 			}
@@ -357,4 +360,67 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 		added++
 	}
 	return out, added, nil
+}
+
+// need asks for the descriptor distance of point a of a pair's first
+// image and point c of its second, to keep the least in slot.
+type need struct{ slot, a, c int }
+
+// nearest lowers dist[slot] to the descriptor distance of each need of the
+// image pair key, reading the two images' descriptors once each: only the
+// points needed with DescriptorRows, the whole images with Descriptors.
+func (o *CompleteOptions) nearest(views []View, dim int, key [2]int, needs []need, dist []float64) error {
+	a, c := key[0], key[1]
+	var fa, fc []float32
+	ia, ic := func(r int) int { return r }, func(r int) int { return r }
+	var err error
+	if o.DescriptorRows != nil {
+		ra, ma := distinctRows(needs, func(n need) int { return n.a })
+		rc, mc := distinctRows(needs, func(n need) int { return n.c })
+		if fa, err = o.DescriptorRows(a, ra); err != nil {
+			return err
+		}
+		if fc, err = o.DescriptorRows(c, rc); err != nil {
+			return err
+		}
+		if len(fa) != len(ra)*dim || len(fc) != len(rc)*dim {
+			return fmt.Errorf("pairwise: completion: descriptors of images %d and %d do not match the points asked for", a, c)
+		}
+		ia, ic = func(r int) int { return ma[r] }, func(r int) int { return mc[r] }
+	} else {
+		if fa, err = o.Descriptors(a); err != nil {
+			return err
+		}
+		if fc, err = o.Descriptors(c); err != nil {
+			return err
+		}
+		if len(fa) != len(views[a].Points)*dim || len(fc) != len(views[c].Points)*dim {
+			return fmt.Errorf("pairwise: completion: descriptors of images %d and %d do not match their points", a, c)
+		}
+	}
+	for _, n := range needs {
+		x, y := ia(n.a), ic(n.c)
+		if d := math.Sqrt(float64(sqDist(fa[x*dim:(x+1)*dim], fc[y*dim:(y+1)*dim]))); d < dist[n.slot] {
+			dist[n.slot] = d
+		}
+	}
+	return nil
+}
+
+// distinctRows returns the distinct points of needs that of picks,
+// ascending, and where each is among them.
+func distinctRows(needs []need, of func(need) int) ([]int, map[int]int) {
+	at := make(map[int]int, len(needs))
+	var rows []int
+	for _, n := range needs {
+		if _, ok := at[of(n)]; !ok {
+			at[of(n)] = 0
+			rows = append(rows, of(n))
+		}
+	}
+	sort.Ints(rows)
+	for k, r := range rows {
+		at[r] = k
+	}
+	return rows, at
 }

@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -97,6 +98,33 @@ func (s *completeScene) run(o CompleteOptions) ([]int, int, error) {
 	return CompleteTracks(context.Background(), s.views, completeDim, s.verified, s.item, s.off, o)
 }
 
+// runRows is run reading descriptors by rows, checking the rows asked
+// for and the progress reported.
+func (s *completeScene) runRows(t *testing.T, o CompleteOptions) ([]int, int, error) {
+	o.DescriptorRows = func(i int, rows []int) ([]float32, error) {
+		var out []float32
+		for k, r := range rows {
+			if r < 0 || r >= len(s.views[i].Points) || k > 0 && r <= rows[k-1] {
+				t.Fatalf("image %d: rows %v: want distinct points in order", i, rows)
+			}
+			out = append(out, s.desc[i][r*completeDim:(r+1)*completeDim]...)
+		}
+		return out, nil
+	}
+	last, calls := [2]int{}, 0
+	o.Progress = func(done, total int) {
+		if done < last[0] || done > total {
+			t.Errorf("progress %d/%d after %d/%d", done, total, last[0], last[1])
+		}
+		last, calls = [2]int{done, total}, calls+1
+	}
+	out, added, err := CompleteTracks(context.Background(), s.views, completeDim, s.verified, s.item, s.off, o)
+	if err == nil && (calls == 0 || last[0] != last[1]) {
+		t.Errorf("progress ended at %d/%d after %d calls", last[0], last[1], calls)
+	}
+	return out, added, err
+}
+
 func TestCompleteTracks(t *testing.T) {
 	spread := [3][3]float64{{0, 0, 0}, {3, 0, 0}, {1, 3, -1}}
 	yaw := [3]float64{0, -0.1, 0}
@@ -138,6 +166,13 @@ func TestCompleteTracks(t *testing.T) {
 			out, added, err := s.run(c.opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			rows, addedRows, err := s.runRows(t, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(rows, out) || addedRows != added {
+				t.Errorf("DescriptorRows added %d, Descriptors %d; tracks differ: %v", addedRows, added, !slices.Equal(rows, out))
 			}
 			if !slices.Equal(s.item, before) {
 				t.Error("CompleteTracks changed its input")
@@ -181,6 +216,8 @@ func TestCompleteTracksErrors(t *testing.T) {
 		{"no descriptors", s.off, CompleteOptions{}, "Descriptors"},
 		{"offsets", []int{0, 5, 10}, CompleteOptions{Descriptors: desc}, "offsets"},
 		{"short descriptors", s.off, CompleteOptions{Descriptors: func(i int) ([]float32, error) { return s.desc[i][:3], nil }}, "descriptors of images"},
+		{"short rows", s.off, CompleteOptions{DescriptorRows: func(i int, rows []int) ([]float32, error) { return s.desc[i][:3], nil }}, "descriptors of images"},
+		{"rows fail", s.off, CompleteOptions{DescriptorRows: func(i int, rows []int) ([]float32, error) { return nil, errors.New("disk gone") }}, "disk gone"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -45,6 +45,9 @@ const (
 	StageMatch   = "match"
 	StageVerify  = "verify"
 	StageSolve   = "solve"
+	// StageComplete counts track completion's steps: tracks, then the
+	// image pairs whose descriptors it compares.
+	StageComplete = "complete"
 )
 
 // Progress receives the progress of long stages. Update is called with
@@ -597,7 +600,8 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	if opts.Complete && opts.Verify {
 		t3 := time.Now()
 		co := opts.Completion
-		co.Descriptors = func(i int) ([]float32, error) { return sets[i].LoadFloats() }
+		co.DescriptorRows = func(i int, rows []int) ([]float32, error) { return sets[i].LoadRows(rows) }
+		co.Progress = stageProgress(opts.Progress, StageComplete)
 		if r.Item, r.Completed, err = pairwise.CompleteTracks(ctx, views, features.DescSize, r.Verified, r.Clear.Item, r.Offsets(), co); err != nil {
 			return nil, err
 		}

@@ -150,6 +150,7 @@ func TestMatchBadFolder(t *testing.T) {
 		{[]string{"match", dir, "-out", out, "-complete-angle", "90"}, "-complete-angle 90: want degrees in (0, 90)"},
 		{[]string{"match", dir, "-out", out, "-complete-lines", "1"}, "-complete-lines 1: want at least 2"},
 		{[]string{"match", dir, "-out", out, "-complete-distance", "-3"}, "-complete-distance -3: want a positive descriptor distance"},
+		{[]string{"match", dir, "-out", out, "-verify=false", "-complete"}, "-complete needs -verify"},
 	} {
 		if code, _, stderr := runCmd(t, "", tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)

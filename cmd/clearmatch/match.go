@@ -86,7 +86,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", 3, "largest model error of an inlier, pixels at detection resolution")
 	fs.IntVar(&p.Verification.MinInliers, "min-inliers", 15, "fewest inliers of a verified pair (lowered for images with few features)")
 	fs.Float64Var(&p.Verification.MinInlierRatio, "min-inlier-ratio", 0, "reject a pair whose inliers are fewer than this fraction of its ratio matches (0: none, as COLMAP)")
-	fs.BoolVar(&p.Complete, "complete", p.Complete, "extend tracks by epipolar transfer (needs -verify): a keypoint where two of a track's epipolar lines cross, with a close descriptor, joins it")
+	fs.BoolVar(&p.Complete, "complete", p.Complete, "extend tracks by epipolar transfer (needs -verify; off by default without it): a keypoint where two of a track's epipolar lines cross, with a close descriptor, joins it")
 	fs.Float64Var(&p.Completion.MinAngle, "complete-angle", pairwise.DefaultCompleteAngle, "least angle (degrees) between the two epipolar lines of -complete")
 	fs.Float64Var(&p.Completion.Threshold, "complete-threshold", pairwise.DefaultCompleteThreshold, "largest distance (pixels) of a -complete candidate from each epipolar line")
 	fs.Float64Var(&p.Completion.MaxDistance, "complete-distance", pairwise.DefaultCompleteDistance, "largest SIFT descriptor distance of a -complete candidate from the track (descriptor norm 512)")
@@ -125,6 +125,14 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if err := o.check(inputs); err != nil {
 		return err
+	}
+	if !o.pipe.Verify && o.pipe.Complete {
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "complete" })
+		if explicit {
+			return usagef("-complete needs -verify: completion follows verified epipolar geometry")
+		}
+		o.pipe.Complete = false // on by default; nothing to follow without -verify
 	}
 	if os.Getenv("GOGC") == "" {
 		// Most of match's heap is descriptor arrays, which hold no
