@@ -55,11 +55,12 @@ type CompleteOptions struct {
 	// pair, so this reads len(rows) descriptors where Descriptors would
 	// convert a whole image per pair.
 	DescriptorRows func(i int, rows []int) ([]float32, error)
-	// Progress, if set, receives the steps done and their total: the
-	// tracks (proposing where to look), then the image pairs whose
-	// descriptors are compared; the total grows by the pairs once the
-	// tracks are done.
-	Progress func(done, total int)
+	// Progress, if set, receives the tracks done (proposing where to
+	// look, from geometry alone) and their total; PairProgress, if set,
+	// then receives the image pairs whose descriptors were compared and
+	// their total. The two phases run at different rates (the second
+	// reads descriptors), hence two counters.
+	Progress, PairProgress func(done, total int)
 }
 
 // DefaultCompleteThreshold, DefaultCompleteAngle and
@@ -200,9 +201,9 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	minSin := math.Sin(o.MinAngle * math.Pi / 180)
 	count := make([]int, n)
 	has := make([]bool, n)
-	progress := func(done, total int) {
-		if o.Progress != nil {
-			o.Progress(done, total)
+	progress := func(f func(int, int), done, total int) {
+		if f != nil {
+			f(done, total)
 		}
 	}
 	for t, tr := range tracks {
@@ -210,7 +211,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
-			progress(t, len(tracks)+1) // +1: the pairs still to come
+			progress(o.Progress, t, len(tracks))
 		}
 		for _, ob := range tr {
 			has[ob.view] = true
@@ -324,8 +325,8 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	for k := range dist {
 		dist[k] = math.Inf(1)
 	}
-	total := len(tracks) + len(keys)
-	progress(len(tracks), total)
+	progress(o.Progress, len(tracks), len(tracks))
+	progress(o.PairProgress, 0, len(keys))
 	for k, key := range keys {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
@@ -333,7 +334,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 		if err := o.nearest(views, dim, key, byPair[key], dist); err != nil {
 			return nil, 0, err
 		}
-		progress(len(tracks)+k+1, total)
+		progress(o.PairProgress, k+1, len(keys))
 	}
 
 	// Accept in proposal order (track, then view): the nearest candidate,

@@ -111,16 +111,27 @@ func (s *completeScene) runRows(t *testing.T, o CompleteOptions) ([]int, int, er
 		}
 		return out, nil
 	}
-	last, calls := [2]int{}, 0
-	o.Progress = func(done, total int) {
-		if done < last[0] || done > total {
-			t.Errorf("progress %d/%d after %d/%d", done, total, last[0], last[1])
+	type counter struct{ done, total, calls int }
+	var tracks, pairs counter
+	check := func(name string, c *counter) func(done, total int) {
+		return func(done, total int) {
+			if done < c.done || done > total || c.calls > 0 && total != c.total {
+				t.Errorf("%s progress %d/%d after %d/%d", name, done, total, c.done, c.total)
+			}
+			c.done, c.total, c.calls = done, total, c.calls+1
 		}
-		last, calls = [2]int{done, total}, calls+1
 	}
+	o.Progress, o.PairProgress = check("track", &tracks), check("pair", &pairs)
 	out, added, err := CompleteTracks(context.Background(), s.views, completeDim, s.verified, s.item, s.off, o)
-	if err == nil && (calls == 0 || last[0] != last[1]) {
-		t.Errorf("progress ended at %d/%d after %d calls", last[0], last[1], calls)
+	if err == nil {
+		for _, c := range []counter{tracks, pairs} {
+			if c.calls == 0 || c.done != c.total {
+				t.Errorf("progress ended at %d/%d after %d calls", c.done, c.total, c.calls)
+			}
+		}
+		if pairs.calls > 0 && tracks.calls > 0 && added > 0 && pairs.total == 0 {
+			t.Error("observations added with no image pair compared")
+		}
 	}
 	return out, added, err
 }

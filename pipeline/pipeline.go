@@ -45,9 +45,11 @@ const (
 	StageMatch   = "match"
 	StageVerify  = "verify"
 	StageSolve   = "solve"
-	// StageComplete counts track completion's steps: tracks, then the
-	// image pairs whose descriptors it compares.
-	StageComplete = "complete"
+	// StageComplete counts the tracks track completion proposed
+	// observations for, StageCompletePairs then the image pairs whose
+	// descriptors it compared.
+	StageComplete      = "complete"
+	StageCompletePairs = "complete-pairs"
 )
 
 // Progress receives the progress of long stages. Update is called with
@@ -602,6 +604,7 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		co := opts.Completion
 		co.DescriptorRows = func(i int, rows []int) ([]float32, error) { return sets[i].LoadRows(rows) }
 		co.Progress = stageProgress(opts.Progress, StageComplete)
+		co.PairProgress = stageProgress(opts.Progress, StageCompletePairs)
 		if r.Item, r.Completed, err = pairwise.CompleteTracks(ctx, views, features.DescSize, r.Verified, r.Clear.Item, r.Offsets(), co); err != nil {
 			return nil, err
 		}

@@ -30,11 +30,11 @@ var _ pipeline.Progress = (*progress)(nil)
 // units names what each stage counts.
 var units = map[string]string{
 	pipeline.StageExtract: "images", pipeline.StageMatch: "pairs", pipeline.StageVerify: "pairs",
-	pipeline.StageSolve: "observations", pipeline.StageComplete: "steps (tracks, then image pairs)", "overlays": "pictures", "fetch": "files", "render": "images",
+	pipeline.StageSolve: "observations", pipeline.StageComplete: "tracks", pipeline.StageCompletePairs: "image pairs", "overlays": "pictures", "fetch": "files", "render": "images",
 }
 
 // quiet stages print nothing when they finish within a second.
-var quiet = map[string]bool{pipeline.StageSolve: true, pipeline.StageComplete: true}
+var quiet = map[string]bool{pipeline.StageSolve: true, pipeline.StageComplete: true, pipeline.StageCompletePairs: true}
 
 func newProgress(w io.Writer) *progress {
 	return &progress{w: w, starts: map[string]time.Time{}, shown: map[string]bool{}}
