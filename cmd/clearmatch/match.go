@@ -198,7 +198,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fmt.Fprintf(stderr, "solve    %d observations, %d components (largest %d), universe %d, %v\n",
 		len(c.Item), c.Components, c.LargestComponent, c.UniverseSize, res.Timing.Solve.Round(1e6))
 
-	if o.pipe.Complete && o.pipe.Verify {
+	if o.pipe.Complete { // off under -verify=false (set above)
 		fmt.Fprintf(stderr, "complete %d observations added to tracks, %v\n", res.Completed, res.Timing.Complete.Round(1e6))
 	}
 	tracks, ms := export.Build(res.Sets, eval.MinTrack(res.Item, o.minTrack))
