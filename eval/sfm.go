@@ -478,6 +478,16 @@ type SfMReport struct {
 	// rotation errors in degrees.
 	Position Summary `json:"position_error"`
 	Rotation Summary `json:"rotation_error_deg"`
+	// Alignment-free errors over every pair (i, j), i before j by name,
+	// of registered images: the angle between the model's and the
+	// truth's relative rotation R_j·R_iᵀ, and between their directions
+	// from camera j to camera i in camera j's frame, R_j·(C_i − C_j), the
+	// relative pose's translation up to scale (degrees). They do not
+	// depend on the similarity, which a nearly collinear or coplanar set
+	// of centres leaves ill-determined about the line or plane.
+	Pairs             int     `json:"pairs"`
+	RelativeRotation  Summary `json:"relative_rotation_error_deg"`
+	RelativeDirection Summary `json:"relative_direction_error_deg"`
 	// Per image, sorted by name.
 	PerImage []ImageError `json:"per_image"`
 	Scale    float64      `json:"scale"` // the similarity's scale
@@ -521,7 +531,8 @@ func summarize(v []float64) Summary {
 
 // EvaluateSfM aligns the model's camera centres to the ground truth's (by
 // image name) with Umeyama's similarity and measures every registered
-// camera's position and rotation error.
+// camera's position and rotation error, then the alignment-free relative
+// rotation and direction errors of every pair of registered images.
 func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 	var names []string
 	for n := range gt {
@@ -560,17 +571,63 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 		d := math.Sqrt(sq(p[0]-dst[i][0]) + sq(p[1]-dst[i][1]) + sq(p[2]-dst[i][2]))
 		// The model's rotation in the ground truth's world: R_m·Rsᵀ; its
 		// error against R_gt is the angle of R_m·Rsᵀ·R_gtᵀ.
-		// E = R_m·Rsᵀ·R_gtᵀ; its angle from the trace and the skew part
-		// (atan2 keeps small angles exact, where acos of the trace is not).
 		e := pairwise.Mul3(pairwise.Mul3(flat(m.Cameras[n].R), pairwise.Transpose3(flat(sim.R))), pairwise.Transpose3(flat(gt[n].R)))
-		sin := math.Sqrt(sq(e[7]-e[5])+sq(e[2]-e[6])+sq(e[3]-e[1])) / 2
-		cos := (e[0] + e[4] + e[8] - 1) / 2
-		ang := math.Atan2(sin, cos) * 180 / math.Pi
+		ang := rotationAngle(e)
 		pos, rot = append(pos, d), append(rot, ang)
 		r.PerImage = append(r.PerImage, ImageError{Name: n, Position: d, Rotation: ang})
 	}
 	r.Position, r.Rotation = summarize(pos), summarize(rot)
+	var relRot, relDir []float64
+	for i, a := range reg {
+		for _, b := range reg[i+1:] {
+			ma, mb, ga, gb := m.Cameras[a], m.Cameras[b], gt[a], gt[b]
+			// (R_b·R_aᵀ)·(G_b·G_aᵀ)ᵀ
+			mr := pairwise.Mul3(flat(mb.R), pairwise.Transpose3(flat(ma.R)))
+			gr := pairwise.Mul3(flat(gb.R), pairwise.Transpose3(flat(ga.R)))
+			relRot = append(relRot, rotationAngle(pairwise.Mul3(mr, pairwise.Transpose3(gr))))
+			// Coincident centres have no direction: such a pair counts
+			// in the rotations only.
+			if ang, ok := vectorAngle(direction(mb, ma.C), direction(gb, ga.C)); ok {
+				relDir = append(relDir, ang)
+			}
+		}
+	}
+	r.Pairs = len(relRot)
+	r.RelativeRotation, r.RelativeDirection = summarize(relRot), summarize(relDir)
 	return r, nil
+}
+
+// rotationAngle is the angle of rotation matrix e (row-major), in degrees,
+// from its trace and its skew part: atan2 keeps small angles exact, where
+// acos of the trace is not.
+func rotationAngle(e [9]float64) float64 {
+	sin := math.Sqrt(sq(e[7]-e[5])+sq(e[2]-e[6])+sq(e[3]-e[1])) / 2
+	cos := (e[0] + e[4] + e[8] - 1) / 2
+	return math.Atan2(sin, cos) * 180 / math.Pi
+}
+
+// direction is c − cam.C in cam's frame: cam.R·(c − cam.C).
+func direction(cam Camera, c [3]float64) [3]float64 {
+	d := [3]float64{c[0] - cam.C[0], c[1] - cam.C[1], c[2] - cam.C[2]}
+	var v [3]float64
+	for k := 0; k < 3; k++ {
+		v[k] = cam.R[k][0]*d[0] + cam.R[k][1]*d[1] + cam.R[k][2]*d[2]
+	}
+	return v
+}
+
+// vectorAngle is the angle between a and b in degrees; ok is false when
+// either is zero.
+func vectorAngle(a, b [3]float64) (float64, bool) {
+	na := math.Sqrt(sq(a[0]) + sq(a[1]) + sq(a[2]))
+	nb := math.Sqrt(sq(b[0]) + sq(b[1]) + sq(b[2]))
+	if na == 0 || nb == 0 {
+		return 0, false
+	}
+	cross := [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+	sin := math.Sqrt(sq(cross[0])+sq(cross[1])+sq(cross[2])) / (na * nb)
+	cos := (a[0]*b[0] + a[1]*b[1] + a[2]*b[2]) / (na * nb)
+	return math.Atan2(sin, cos) * 180 / math.Pi, true
 }
 
 func sq(x float64) float64 { return x * x }

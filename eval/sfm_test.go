@@ -211,6 +211,11 @@ func TestEvaluateSfM(t *testing.T) {
 		if r.Points != 2 || r.MeanTrackLength != 2.5 || r.MeanReprojection != 0.75 {
 			t.Errorf("%s: points %d, track %v, reprojection %v; want 2, 2.5, 0.75", format, r.Points, r.MeanTrackLength, r.MeanReprojection)
 		}
+		// 7 registered: 21 pairs, none off (the model is a similarity of
+		// the truth: scale, rotation and shift change no relative pose).
+		if r.Pairs != 21 || r.RelativeRotation.Max > 1e-5 || r.RelativeDirection.Max > 1e-5 {
+			t.Errorf("%s: %d pairs, relative rotation %+v, direction %+v; want 21 and zero", format, r.Pairs, r.RelativeRotation, r.RelativeDirection)
+		}
 	}
 	// Turn one camera by 2° about its own axis: only its rotation error.
 	c := model["0003.jpg"]
@@ -229,6 +234,17 @@ func TestEvaluateSfM(t *testing.T) {
 			t.Errorf("%s: rotation %v (want %v), position %v", e.Name, e.Rotation, want, e.Position)
 		}
 	}
+	// The 7 of 28 pairs with 0003 have a relative rotation 2° off: median
+	// 0, mean 0.5, max 2. Their directions are off by at most 2° (only
+	// those seen from 0003, the later camera of pairs 0000–0002 with it),
+	// the others not at all.
+	if r.Pairs != 28 || r.RelativeRotation.Median > 1e-6 || math.Abs(r.RelativeRotation.Mean-0.5) > 1e-6 ||
+		math.Abs(r.RelativeRotation.Max-2) > 1e-6 {
+		t.Errorf("one camera turned 2°: %d pairs, relative rotation %+v", r.Pairs, r.RelativeRotation)
+	}
+	if d := r.RelativeDirection; d.Median > 1e-6 || d.Max < 0.1 || d.Max > 2+1e-6 {
+		t.Errorf("one camera turned 2°: relative direction %+v", d)
+	}
 	// Noise on every centre: the errors are of the noise's size, the
 	// median at most the maximum.
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -243,6 +259,43 @@ func TestEvaluateSfM(t *testing.T) {
 	}
 	if !(r.Position.Median > 0.001 && r.Position.Median <= r.Position.Max && r.Position.Max < 0.3) {
 		t.Errorf("noise 0.01 (×3.7 in GT units): position errors %+v", r.Position)
+	}
+	if d := r.RelativeDirection; !(d.Median > 0.001 && d.Median <= d.Max && d.Max < 10) {
+		t.Errorf("noise on the centres: relative direction %+v", d)
+	}
+}
+
+// TestRelativeErrors: camera c is turned 3° about y, a and b share a
+// centre. Relative rotations: the 3 of 6 pairs with c are 3° off.
+// Directions: a–b has none (5 of 6 pairs count); those seen from c (the
+// later camera of a–c and b–c) are 3° off, the rest exact.
+func TestRelativeErrors(t *testing.T) {
+	id := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	centres := map[string][3]float64{"a": {0, 0, 0}, "b": {0, 0, 0}, "c": {1, 0, 0}, "d": {0, 1, 0.5}}
+	gt, model := map[string]Camera{}, map[string]Camera{}
+	for n, c := range centres {
+		gt[n] = Camera{R: id, C: c}
+		model[n] = Camera{R: id, C: c}
+	}
+	model["c"] = Camera{R: rotation(3*math.Pi/180, 0, 1, 0), C: centres["c"]}
+	r, err := EvaluateSfM(&Model{Cameras: model}, gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what string
+		got  Summary
+		want Summary
+	}{
+		{"relative rotation", r.RelativeRotation, Summary{Median: 1.5, Mean: 1.5, Max: 3}},
+		{"relative direction", r.RelativeDirection, Summary{Median: 0, Mean: 6.0 / 5, Max: 3}},
+	} {
+		if math.Abs(tc.got.Median-tc.want.Median) > 1e-9 || math.Abs(tc.got.Mean-tc.want.Mean) > 1e-9 || math.Abs(tc.got.Max-tc.want.Max) > 1e-9 {
+			t.Errorf("%s %+v, want %+v", tc.what, tc.got, tc.want)
+		}
+	}
+	if r.Pairs != 6 {
+		t.Errorf("%d pairs, want 6", r.Pairs)
 	}
 }
 

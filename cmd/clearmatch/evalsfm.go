@@ -20,7 +20,14 @@ herz-jesus-p25 and fountain-p11). The camera centres are aligned by the
 least-squares similarity (Umeyama); then every registered camera's position
 error (in GT units, printed in mm when -unit is m) and rotation error
 (degrees), with median, mean and maximum, and the model's points, mean
-track length and mean reprojection error. Images are matched by name.`
+track length and mean reprojection error. Images are matched by name.
+
+Two errors need no alignment, over every pair of registered images: the
+angle between the model's and the truth's relative rotation ("pair
+rotation"), and between their directions from one camera to the other in
+its frame, the relative translation up to scale ("pair direction"). They
+tell a model that is wrong from one the similarity fits badly: centres
+nearly on a line or a plane leave its rotation about them loose.`
 
 func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("eval-sfm", evalSfMUsage, stderr)
@@ -62,6 +69,10 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fmt.Fprintf(stdout, "\n%-22s %10s %10s %10s\n", "", "median", "mean", "max")
 	fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "position error ("+u+")", r.Position.Median*scale, r.Position.Mean*scale, r.Position.Max*scale)
 	fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "rotation error (deg)", r.Rotation.Median, r.Rotation.Mean, r.Rotation.Max)
+	if r.Pairs > 0 {
+		fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "pair rotation (deg)", r.RelativeRotation.Median, r.RelativeRotation.Mean, r.RelativeRotation.Max)
+		fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "pair direction (deg)", r.RelativeDirection.Median, r.RelativeDirection.Mean, r.RelativeDirection.Max)
+	}
 	fmt.Fprintf(stdout, "points %d, mean track length %.3f, mean reprojection error %.3f px\n", r.Points, r.MeanTrackLength, r.MeanReprojection)
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,7 +39,9 @@ func TestEvalSfMCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(model, "images.txt"), []byte(images.String()), 0o644)
 	code, stdout, stderr := runCmd(t, "", "eval-sfm", model, gt)
 	if code != 0 || !strings.Contains(stdout, "registered 4 of 4 images") || !strings.Contains(stdout, "position error (mm)") ||
-		!strings.Contains(stdout, "mean track length 2.000, mean reprojection error 0.250 px") {
+		!strings.Contains(stdout, "mean track length 2.000, mean reprojection error 0.250 px") ||
+		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pair rotation (deg)", "0.0000", "0.0000", "0.0000")) ||
+		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pair direction (deg)", "0.0000", "0.0000", "0.0000")) {
 		t.Errorf("exit %d, %s\n%s", code, stderr, stdout)
 	}
 	code, stdout, _ = runCmd(t, "", "eval-sfm", model, gt, "-json")
@@ -46,8 +49,11 @@ func TestEvalSfMCommand(t *testing.T) {
 		Registered int     `json:"registered"`
 		Scale      float64 `json:"scale"`
 		Position   struct{ Max float64 }
+		Pairs      int                    `json:"pairs"`
+		Direction  *struct{ Max float64 } `json:"relative_direction_error_deg"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || r.Registered != 4 || r.Scale < 1.999 || r.Scale > 2.001 {
+	if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || r.Registered != 4 || r.Scale < 1.999 || r.Scale > 2.001 ||
+		r.Pairs != 6 || r.Direction == nil || r.Direction.Max > 1e-9 {
 		t.Errorf("-json: exit %d, %v, %+v", code, err, r)
 	}
 	for _, tc := range []struct {
