@@ -149,6 +149,7 @@ func TestMatchBadFolder(t *testing.T) {
 		{[]string{"match", dir, "-out", out, "-min-inlier-ratio", "1.5"}, "-min-inlier-ratio 1.5: want a number in [0, 1]"},
 		{[]string{"match", dir, "-out", out, "-complete-angle", "90"}, "-complete-angle 90: want degrees in (0, 90)"},
 		{[]string{"match", dir, "-out", out, "-complete-lines", "1"}, "-complete-lines 1: want at least 2"},
+		{[]string{"match", dir, "-out", out, "-complete-pair-matches", "0"}, "-complete-pair-matches 0: want at least 1"},
 		{[]string{"match", dir, "-out", out, "-complete-distance", "-3"}, "-complete-distance -3: want a positive descriptor distance"},
 		{[]string{"match", dir, "-out", out, "-verify=false", "-complete"}, "-complete needs -verify"},
 	} {

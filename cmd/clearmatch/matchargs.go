@@ -53,8 +53,10 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-complete-angle %v: want degrees in (0, 90)", p.Completion.MinAngle)
 	case !(p.Completion.MaxDistance > 0):
 		return usagef("-complete-distance %v: want a positive descriptor distance", p.Completion.MaxDistance)
-	case p.Completion.MinPairMatches < 1 || p.Completion.MinLines < 2:
-		return usagef("-complete-pair-matches %d: want at least 1; -complete-lines %d: want at least 2", p.Completion.MinPairMatches, p.Completion.MinLines)
+	case p.Completion.MinPairMatches < 1:
+		return usagef("-complete-pair-matches %d: want at least 1", p.Completion.MinPairMatches)
+	case p.Completion.MinLines < 2:
+		return usagef("-complete-lines %d: want at least 2", p.Completion.MinLines)
 	case o.export != "" && o.export != "colmap":
 		return usagef("-export %q: want colmap", o.export)
 	}
