@@ -61,7 +61,9 @@ now() { date +%s.%N; }
 score() { # MODEL -> "pos_median pos_max rot_median registered points reproj"
 	local m
 	m=$(ls -d "$1"/*/ 2>/dev/null | head -1) || true
-	if [ -z "$m" ]; then echo "- - - 0 - -"; return; fi
+	# No model (the mapper failed or kept none): infinite errors, so that
+	# a failed COLMAP run sorts last for the median.
+	if [ -z "$m" ]; then echo "inf inf inf 0 - -"; return; fi
 	"$cm" eval-sfm "$m" "$gt" -json | python3 -c "
 import json,sys; r=json.load(sys.stdin)
 print(f\"{r['position_error']['median']*1000:.2f} {r['position_error']['max']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r['mean_reprojection_error_px']:.3f}\")"
@@ -81,7 +83,7 @@ for setting in calibrated uncalibrated; do
 	t0=$(now)
 	"$cm" match "$images" -out "$d/cm" -export colmap -overlay-pairs none -cache "" "${cmflags[@]}" "${extra[@]}" > "$d/cm.txt" 2> "$d/cm.log"
 	t1=$(now)
-	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse" "${mflags[@]}" > "$d/cm-mapper.log" 2>&1
+	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse" "${mflags[@]}" > "$d/cm-mapper.log" 2>&1 || true
 	t2=$(now)
 	rows+=("$setting clearmatch $(score "$d/cm-sparse") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 	# COLMAP alone, COLMAP_RUNS times (its matcher is not deterministic:
@@ -95,7 +97,7 @@ for setting in calibrated uncalibrated; do
 			--SiftExtraction.use_gpu 0 "${xflags[@]}" > "$d/colmap-extract$k.log" 2>&1
 		colmap exhaustive_matcher --database_path "$db" --SiftMatching.use_gpu 0 > "$d/colmap-match$k.log" 2>&1
 		t1=$(now)
-		colmap mapper --database_path "$db" --image_path "$images" --output_path "$d/colmap-sparse$k" "${mflags[@]}" > "$d/colmap-mapper$k.log" 2>&1
+		colmap mapper --database_path "$db" --image_path "$images" --output_path "$d/colmap-sparse$k" "${mflags[@]}" > "$d/colmap-mapper$k.log" 2>&1 || true
 		t2=$(now)
 		crows+=("$(score "$d/colmap-sparse$k") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 	done
