@@ -15,6 +15,9 @@
 # row (median position error's run; median rotation error). Needs colmap,
 # python3 and the clearmatch binary (CLEARMATCH, default bin/clearmatch:
 # `make build`).
+# REFINE_PP=1 adds a third setting, "uncal+pp": each pipeline's
+# uncalibrated database reconstructed again with the mapper refining the
+# principal point (--Mapper.ba_refine_principal_point 1).
 set -euo pipefail
 scene=${1:?usage: sfm-side-by-side.sh SCENE [OUTDIR] [-- MATCH_FLAGS...]}
 shift
@@ -69,6 +72,25 @@ import json,sys; r=json.load(sys.stdin)
 print(f\"{r['position_error']['median']*1000:.2f} {r['position_error']['max']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r['mean_reprojection_error_px']:.3f}\")"
 }
 
+# colmap_rows SETTING ROW...: COLMAP alone's rows of one setting, one a
+# run, and with several runs their median: the run of median position
+# error, with the median rotation error of the runs.
+colmap_rows() {
+	local setting=$1 med rmed k
+	shift
+	if [ $# = 1 ]; then
+		rows+=("$setting colmap $1")
+		return
+	fi
+	local r=("$@")
+	for k in "${!r[@]}"; do rows+=("$setting colmap-run$((k + 1)) ${r[$k]}"); done
+	med=$(printf '%s\n' "${r[@]}" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p")
+	rmed=$(printf '%s\n' "${r[@]}" | sort -g -k3,3 | sed -n "$((($# + 1) / 2))p" | cut -d' ' -f3)
+	# shellcheck disable=SC2086
+	set -- $med
+	rows+=("$setting colmap-median $1 $2 $rmed $4 $5 $6 -")
+}
+
 rows=()
 for setting in calibrated uncalibrated; do
 	d=$out/$setting
@@ -101,16 +123,26 @@ for setting in calibrated uncalibrated; do
 		t2=$(now)
 		crows+=("$(score "$d/colmap-sparse$k") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 	done
-	if [ "$runs" = 1 ]; then
-		rows+=("$setting colmap ${crows[0]}")
-	else
-		for k in "${!crows[@]}"; do rows+=("$setting colmap-run$((k + 1)) ${crows[$k]}"); done
-		# The run of median position error (rotation: its own median).
-		med=$(printf '%s\n' "${crows[@]}" | sort -g -k1,1 | sed -n "$(((runs + 1) / 2))p")
-		rmed=$(printf '%s\n' "${crows[@]}" | sort -g -k3,3 | sed -n "$(((runs + 1) / 2))p" | cut -d' ' -f3)
-		# shellcheck disable=SC2086
-		set -- $med
-		rows+=("$setting colmap-median $1 $2 $rmed $4 $5 $6 -")
+	colmap_rows "$setting" "${crows[@]}"
+	# REFINE_PP=1: the same uncalibrated databases once more, with the
+	# mapper refining the principal point (COLMAP keeps it at the image
+	# centre by default). Only the mapper runs again.
+	if [ $setting = uncalibrated ] && [ "${REFINE_PP:-0}" = 1 ]; then
+		pp=(--Mapper.ba_refine_principal_point 1)
+		mkdir -p "$d/cm-sparse-pp"
+		t1=$(now)
+		colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse-pp" "${pp[@]}" > "$d/cm-mapper-pp.log" 2>&1 || true
+		t2=$(now)
+		rows+=("uncal+pp clearmatch $(score "$d/cm-sparse-pp") 0+$(secs "$t1" "$t2")")
+		prows=()
+		for k in $(seq 1 "$runs"); do
+			mkdir -p "$d/colmap-sparse-pp$k"
+			t1=$(now)
+			colmap mapper --database_path "$d/colmap$k.db" --image_path "$images" --output_path "$d/colmap-sparse-pp$k" "${pp[@]}" > "$d/colmap-mapper-pp$k.log" 2>&1 || true
+			t2=$(now)
+			prows+=("$(score "$d/colmap-sparse-pp$k") 0+$(secs "$t1" "$t2")")
+		done
+		colmap_rows uncal+pp "${prows[@]}"
 	fi
 done
 
