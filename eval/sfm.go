@@ -40,6 +40,9 @@ type Camera struct {
 type Model struct {
 	// Cameras maps image names to their registered poses.
 	Cameras map[string]Camera
+	// Intrinsics maps image names to their camera's intrinsics, when the
+	// model has a cameras file.
+	Intrinsics map[string]Intrinsics
 	// Points is the number of 3D points; Observations the sum of their
 	// track lengths; ErrorSum the sum of their mean reprojection errors
 	// (pixels), as COLMAP's model_analyzer averages them.
@@ -47,31 +50,184 @@ type Model struct {
 	ErrorSum             float64
 }
 
-// ReadColmapModel reads a COLMAP sparse model folder: images and points3D
-// (and cameras, checked for form), binary (.bin) when present, else text
-// (.txt). Errors name the file and, for text, the line.
+// Intrinsics is a reconstructed camera's pinhole part in COLMAP's pixel
+// convention (the first pixel's centre at 0.5, 0.5): focal lengths and
+// principal point in pixels of a Width × Height image. Models with one
+// focal length have Fx = Fy; distortion is left out.
+type Intrinsics struct {
+	Model          string
+	Width, Height  int
+	Fx, Fy, Cx, Cy float64
+}
+
+// colmapCameraModels are COLMAP's camera models by id: name, number of
+// parameters, and whether they start f, cx, cy (one focal length) rather
+// than fx, fy, cx, cy.
+var colmapCameraModels = []struct {
+	name   string
+	params int
+	single bool
+}{
+	{"SIMPLE_PINHOLE", 3, true}, {"PINHOLE", 4, false}, {"SIMPLE_RADIAL", 4, true},
+	{"RADIAL", 5, true}, {"OPENCV", 8, false}, {"OPENCV_FISHEYE", 8, false},
+	{"FULL_OPENCV", 12, false}, {"FOV", 5, false}, {"SIMPLE_RADIAL_FISHEYE", 4, true},
+	{"RADIAL_FISHEYE", 5, true}, {"THIN_PRISM_FISHEYE", 12, false},
+}
+
+// newIntrinsics checks a camera's size and parameters against its model
+// (an index into colmapCameraModels).
+func newIntrinsics(model int, w, h uint64, p []float64) (Intrinsics, error) {
+	cm := colmapCameraModels[model]
+	if len(p) != cm.params {
+		return Intrinsics{}, fmt.Errorf("%s has %d parameters, got %d", cm.name, cm.params, len(p))
+	}
+	if w == 0 || h == 0 || w > 1<<20 || h > 1<<20 {
+		return Intrinsics{}, fmt.Errorf("image size %d×%d is not valid", w, h)
+	}
+	in := Intrinsics{Model: cm.name, Width: int(w), Height: int(h)}
+	if cm.single {
+		in.Fx, in.Fy, in.Cx, in.Cy = p[0], p[0], p[1], p[2]
+	} else {
+		in.Fx, in.Fy, in.Cx, in.Cy = p[0], p[1], p[2], p[3]
+	}
+	for _, v := range []float64{in.Fx, in.Fy, in.Cx, in.Cy} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Intrinsics{}, fmt.Errorf("parameter %g is not finite", v)
+		}
+	}
+	return in, nil
+}
+
+// ReadColmapModel reads a COLMAP sparse model folder: images and points3D,
+// and cameras when present (for Intrinsics), binary (.bin) when images
+// and points3D are, else text (.txt). Errors name the file and, for
+// text, the line.
 func ReadColmapModel(dir string) (*Model, error) {
 	m := &Model{Cameras: map[string]Camera{}}
-	bin := func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name+".bin"))
+	path := func(name string) string { return filepath.Join(dir, name) }
+	exists := func(name string) bool {
+		_, err := os.Stat(path(name))
 		return err == nil
 	}
-	if bin("images") && bin("points3D") {
-		if err := readImagesBin(filepath.Join(dir, "images.bin"), m); err != nil {
+	// One format for the three files: binary when images and points3D
+	// are, as colmap mapper writes them.
+	ext, readCams, readImages, readPoints := ".txt", readCamerasText, readImagesText, readPointsText
+	if exists("images.bin") && exists("points3D.bin") {
+		ext, readCams, readImages, readPoints = ".bin", readCamerasBin, readImagesBin, readPointsBin
+	}
+	var cams map[int64]Intrinsics
+	camsFile := path("cameras" + ext)
+	if exists("cameras" + ext) {
+		var err error
+		if cams, err = readCams(camsFile); err != nil {
 			return nil, err
 		}
-		if err := readPointsBin(filepath.Join(dir, "points3D.bin"), m); err != nil {
-			return nil, err
+	}
+	camOf := map[string]int64{}
+	if err := readImages(path("images"+ext), m, camOf); err != nil {
+		return nil, err
+	}
+	if err := readPoints(path("points3D"+ext), m); err != nil {
+		return nil, err
+	}
+	if cams != nil {
+		m.Intrinsics = map[string]Intrinsics{}
+		names := make([]string, 0, len(camOf))
+		for n := range camOf {
+			names = append(names, n)
 		}
-		return m, nil
-	}
-	if err := readImagesText(filepath.Join(dir, "images.txt"), m); err != nil {
-		return nil, err
-	}
-	if err := readPointsText(filepath.Join(dir, "points3D.txt"), m); err != nil {
-		return nil, err
+		sort.Strings(names) // the first unknown camera by name, every run
+		for _, n := range names {
+			in, ok := cams[camOf[n]]
+			if !ok {
+				return nil, fmt.Errorf("%s: image %q has camera %d, which is not in it", camsFile, n, camOf[n])
+			}
+			m.Intrinsics[n] = in
+		}
 	}
 	return m, nil
+}
+
+// readCamerasText reads cameras.txt: "CAMERA_ID MODEL WIDTH HEIGHT
+// PARAMS[]".
+func readCamerasText(path string) (map[int64]Intrinsics, error) {
+	out := map[int64]Intrinsics{}
+	err := textLines(path, func(n int, f []string) error {
+		if f == nil {
+			return nil
+		}
+		if len(f) < 4 {
+			return fmt.Errorf("want CAMERA_ID MODEL WIDTH HEIGHT PARAMS, got %d fields", len(f))
+		}
+		id, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("camera id %q is not an integer", f[0])
+		}
+		model := -1
+		for i, c := range colmapCameraModels {
+			if c.name == f[1] {
+				model = i
+			}
+		}
+		if model < 0 {
+			return fmt.Errorf("unknown camera model %q", f[1])
+		}
+		w, errW := strconv.ParseUint(f[2], 10, 64)
+		h, errH := strconv.ParseUint(f[3], 10, 64)
+		if errW != nil || errH != nil {
+			return fmt.Errorf("image size %q×%q is not two integers", f[2], f[3])
+		}
+		p, err := parseFloats(f[4:])
+		if err != nil {
+			return err
+		}
+		in, err := newIntrinsics(model, w, h, p)
+		if err != nil {
+			return fmt.Errorf("camera %d: %w", id, err)
+		}
+		if _, dup := out[id]; dup {
+			return fmt.Errorf("camera %d appears twice", id)
+		}
+		out[id] = in
+		return nil
+	})
+	return out, err
+}
+
+// readCamerasBin reads cameras.bin (COLMAP's WriteCamerasBinary).
+func readCamerasBin(path string) (map[int64]Intrinsics, error) {
+	b, err := newBinReader(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]Intrinsics{}
+	n := b.count(4 + 4 + 8 + 8)
+	for i := 0; i < n && b.err == nil; i++ {
+		var id, model int32
+		b.read(&id)
+		b.read(&model)
+		w, h := b.u64(), b.u64()
+		if b.err != nil {
+			break
+		}
+		if model < 0 || int(model) >= len(colmapCameraModels) {
+			return nil, fmt.Errorf("%s: camera %d: unknown camera model id %d", path, id, model)
+		}
+		p := make([]float64, colmapCameraModels[model].params)
+		b.read(p)
+		if b.err != nil {
+			break
+		}
+		in, err := newIntrinsics(int(model), w, h, p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: camera %d: %w", path, id, err)
+		}
+		if _, dup := out[int64(id)]; dup {
+			return nil, fmt.Errorf("%s: camera %d appears twice", path, id)
+		}
+		out[int64(id)] = in
+	}
+	return out, b.done()
 }
 
 // poseFromQT turns COLMAP's quaternion (w, x, y, z) and translation into a
@@ -148,7 +304,7 @@ func parseFloats(f []string) ([]float64, error) {
 // readImagesText reads images.txt: per image a line "IMAGE_ID QW QX QY QZ
 // TX TY TZ CAMERA_ID NAME" and a line of its 2D points (which may be
 // empty, and is skipped).
-func readImagesText(path string, m *Model) error {
+func readImagesText(path string, m *Model, camOf map[string]int64) error {
 	pointsLine := false
 	return textLines(path, func(n int, f []string) error {
 		if pointsLine {
@@ -165,8 +321,13 @@ func readImagesText(path string, m *Model) error {
 		if err != nil {
 			return err
 		}
+		cam, err := strconv.ParseInt(f[8], 10, 64)
+		if err != nil {
+			return fmt.Errorf("camera id %q is not an integer", f[8])
+		}
 		// The name is the rest of the line (COLMAP writes it unquoted).
 		name := strings.Join(f[9:], " ")
+		camOf[name] = cam
 		return m.addImage(name, [4]float64{v[0], v[1], v[2], v[3]}, [3]float64{v[4], v[5], v[6]}, func() { pointsLine = true })
 	})
 }
@@ -275,7 +436,7 @@ func (b *binReader) done() error {
 }
 
 // readImagesBin reads images.bin (COLMAP's WriteImagesBinary).
-func readImagesBin(path string, m *Model) error {
+func readImagesBin(path string, m *Model, camOf map[string]int64) error {
 	b, err := newBinReader(path)
 	if err != nil {
 		return err
@@ -293,6 +454,7 @@ func readImagesBin(path string, m *Model) error {
 			b.r.Seek(int64(np)*24, io.SeekCurrent)
 		}
 		if b.err == nil {
+			camOf[name] = int64(camID)
 			if err := m.addImage(name, [4]float64{qt[0], qt[1], qt[2], qt[3]}, [3]float64{qt[4], qt[5], qt[6]}, nil); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
@@ -496,6 +658,28 @@ type SfMReport struct {
 	Points           int     `json:"points"`
 	MeanTrackLength  float64 `json:"mean_track_length"`
 	MeanReprojection float64 `json:"mean_reprojection_error_px"`
+	// Intrinsics compares the model's cameras with the true ones, when
+	// the model has a cameras file; nil otherwise.
+	Intrinsics *IntrinsicsError `json:"intrinsics,omitempty"`
+}
+
+// IntrinsicsError compares each registered image's camera with its true
+// K, scaled to the camera's image size (Strecha's K counts pixel centres
+// from 0, COLMAP's from 0.5: c_colmap = (c + 0.5)·s). Images whose size
+// is not the truth's scaled alike in x and y (within 1%: a crop) are left
+// out.
+type IntrinsicsError struct {
+	Images int `json:"images"` // images compared
+	// Focal is the error of the mean of fx and fy, in percent of the
+	// true one.
+	Focal Summary `json:"focal_error_pct"`
+	// PrincipalPoint is the distance of the model's principal point
+	// from the true one, in the model's pixels.
+	PrincipalPoint Summary `json:"principal_point_error_px"`
+	// Centre is the image centre's distance from the true principal
+	// point: the error of assuming the principal point at the centre, as
+	// COLMAP does unless told to refine it.
+	Centre Summary `json:"centre_offset_px"`
 }
 
 // Summary is the median, mean and maximum of a set of errors.
@@ -594,7 +778,32 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 	}
 	r.Pairs = len(relRot)
 	r.RelativeRotation, r.RelativeDirection = summarize(relRot), summarize(relDir)
+	if m.Intrinsics != nil {
+		r.Intrinsics = intrinsicsError(m, gt, reg)
+	}
 	return r, nil
+}
+
+// intrinsicsError compares the intrinsics of the registered images reg.
+func intrinsicsError(m *Model, gt map[string]Camera, reg []string) *IntrinsicsError {
+	var focal, pp, centre []float64
+	for _, n := range reg {
+		in, ok := m.Intrinsics[n]
+		g := gt[n]
+		if !ok || g.Width <= 0 || g.Height <= 0 {
+			continue
+		}
+		sx, sy := float64(in.Width)/float64(g.Width), float64(in.Height)/float64(g.Height)
+		if math.Abs(sx/sy-1) > 0.01 {
+			continue
+		}
+		fx, fy := g.K[0][0]*sx, g.K[1][1]*sy
+		cx, cy := (g.K[0][2]+0.5)*sx, (g.K[1][2]+0.5)*sy
+		focal = append(focal, 100*math.Abs((in.Fx+in.Fy)/(fx+fy)-1))
+		pp = append(pp, math.Hypot(in.Cx-cx, in.Cy-cy))
+		centre = append(centre, math.Hypot(float64(in.Width)/2-cx, float64(in.Height)/2-cy))
+	}
+	return &IntrinsicsError{Images: len(focal), Focal: summarize(focal), PrincipalPoint: summarize(pp), Centre: summarize(centre)}
 }
 
 // rotationAngle is the angle of rotation matrix e (row-major), in degrees,

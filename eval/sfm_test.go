@@ -486,3 +486,210 @@ func TestTrueFundamental(t *testing.T) {
 		t.Errorf("most: %+v, want 15 matches, 14 right, 5 right ones lost", b)
 	}
 }
+
+// writeCamerasBin writes cameras.bin (COLMAP's WriteCamerasBinary):
+// each camera as id, model id, width, height, parameters.
+func writeCamerasBin(t *testing.T, path string, cams []struct {
+	id, model int32
+	w, h      uint64
+	p         []float64
+}) {
+	le := binary.LittleEndian
+	var b bytes.Buffer
+	binary.Write(&b, le, uint64(len(cams)))
+	for _, c := range cams {
+		binary.Write(&b, le, c.id)
+		binary.Write(&b, le, c.model)
+		binary.Write(&b, le, c.w)
+		binary.Write(&b, le, c.h)
+		binary.Write(&b, le, c.p)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadColmapCameras: cameras.txt and cameras.bin give each image its
+// camera's intrinsics (one focal length or two, whatever follows them);
+// a damaged cameras file, or an image whose camera it lacks, is a
+// one-line error naming the file.
+func TestReadColmapCameras(t *testing.T) {
+	_, model, _ := sfmScene(3)
+	names := []string{"0000.jpg", "0001.jpg", "0002.jpg"}
+	want := map[string]Intrinsics{
+		"0000.jpg": {Model: "PINHOLE", Width: 100, Height: 80, Fx: 90, Fy: 90, Cx: 50, Cy: 40},
+	}
+	for _, format := range []string{"text", "binary"} {
+		dir := t.TempDir()
+		if format == "text" {
+			writeModelText(t, dir, model, names) // one camera, PINHOLE 100 80 90 90 50 40
+		} else {
+			writeModelBinary(t, dir, model, names)
+			writeCamerasBin(t, filepath.Join(dir, "cameras.bin"), []struct {
+				id, model int32
+				w, h      uint64
+				p         []float64
+			}{{1, 1, 100, 80, []float64{90, 90, 50, 40}}})
+		}
+		m, err := ReadColmapModel(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if len(m.Intrinsics) != 3 || m.Intrinsics["0002.jpg"] != want["0000.jpg"] {
+			t.Errorf("%s: intrinsics %+v, want every image %+v", format, m.Intrinsics, want["0000.jpg"])
+		}
+	}
+	// Without a cameras file the model still reads, with no intrinsics.
+	dir := t.TempDir()
+	writeModelBinary(t, dir, model, names)
+	if m, err := ReadColmapModel(dir); err != nil || m.Intrinsics != nil {
+		t.Errorf("no cameras.bin: %v, intrinsics %v", err, m.Intrinsics)
+	}
+
+	images := "1 1 0 0 0 0 0 0 1 a.jpg\n\n2 1 0 0 0 0 0 0 2 b.jpg\n\n"
+	for _, tc := range []struct {
+		name, cameras, want string
+		in                  map[string]Intrinsics
+	}{
+		{"models", "# c\n1 SIMPLE_RADIAL 1536 1024 1380 760.5 503.5 0.001\n2 OPENCV 768 512 690 691 380 252 0.1 0.01 0 0\n", "",
+			map[string]Intrinsics{
+				"a.jpg": {Model: "SIMPLE_RADIAL", Width: 1536, Height: 1024, Fx: 1380, Fy: 1380, Cx: 760.5, Cy: 503.5},
+				"b.jpg": {Model: "OPENCV", Width: 768, Height: 512, Fx: 690, Fy: 691, Cx: 380, Cy: 252},
+			}},
+		{"unknown model", "1 PINHOLE 10 10 1 1 5 5\n2 FISHY 10 10 1 5 5\n", "cameras.txt: line 2: unknown camera model \"FISHY\"", nil},
+		{"parameters", "1 PINHOLE 10 10 1 1 5 5\n2 PINHOLE 10 10 1 5 5\n", "line 2: camera 2: PINHOLE has 4 parameters, got 3", nil},
+		{"size", "1 PINHOLE 10 0 1 1 5 5\n", "line 1: camera 1: image size 10×0 is not valid", nil},
+		{"not a number", "1 PINHOLE 10 10 1 1 nan 5\n", "line 1: \"nan\" is not a finite number", nil},
+		{"id", "x PINHOLE 10 10 1 1 5 5\n", "line 1: camera id \"x\" is not an integer", nil},
+		{"twice", "1 PINHOLE 10 10 1 1 5 5\n1 PINHOLE 10 10 1 1 5 5\n", "line 2: camera 1 appears twice", nil},
+		{"missing camera", "1 PINHOLE 10 10 1 1 5 5\n", "cameras.txt: image \"b.jpg\" has camera 2, which is not in it", nil},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "cameras.txt"), []byte(tc.cameras), 0o644)
+		os.WriteFile(filepath.Join(dir, "images.txt"), []byte(images), 0o644)
+		os.WriteFile(filepath.Join(dir, "points3D.txt"), nil, 0o644)
+		m, err := ReadColmapModel(dir)
+		if tc.want == "" {
+			if err != nil || len(m.Intrinsics) != len(tc.in) || m.Intrinsics["a.jpg"] != tc.in["a.jpg"] || m.Intrinsics["b.jpg"] != tc.in["b.jpg"] {
+				t.Errorf("%s: %v, %+v; want %+v", tc.name, err, m, tc.in)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+
+	// Binary: a cut file, an unknown model id, a count past the file.
+	good := t.TempDir()
+	writeModelBinary(t, good, model, names)
+	type cam = struct {
+		id, model int32
+		w, h      uint64
+		p         []float64
+	}
+	for _, tc := range []struct {
+		name string
+		cams []cam
+		cut  int
+		want string
+	}{
+		{"cut", []cam{{1, 2, 100, 80, []float64{90, 50, 40, 0}}}, 4, "cameras.bin: byte"},
+		{"model id", []cam{{1, 11, 100, 80, []float64{90, 50, 40, 0}}}, 0, "cameras.bin: camera 1: unknown camera model id 11"},
+		{"missing", []cam{{2, 2, 100, 80, []float64{90, 50, 40, 0}}}, 0, "image \"0000.jpg\" has camera 1, which is not in it"},
+	} {
+		dir := t.TempDir()
+		for _, f := range []string{"images.bin", "points3D.bin"} {
+			data, _ := os.ReadFile(filepath.Join(good, f))
+			os.WriteFile(filepath.Join(dir, f), data, 0o644)
+		}
+		path := filepath.Join(dir, "cameras.bin")
+		writeCamerasBin(t, path, tc.cams)
+		if tc.cut > 0 {
+			data, _ := os.ReadFile(path)
+			os.WriteFile(path, data[:len(data)-tc.cut], 0o644)
+		}
+		if _, err := ReadColmapModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	huge := t.TempDir()
+	for _, f := range []string{"images.bin", "points3D.bin"} {
+		data, _ := os.ReadFile(filepath.Join(good, f))
+		os.WriteFile(filepath.Join(huge, f), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(huge, "cameras.bin"), []byte{0, 0, 0, 0, 0, 0, 0, 16}, 0o644)
+	if _, err := ReadColmapModel(huge); err == nil || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("huge count: %v", err)
+	}
+}
+
+// TestIntrinsicsError: the model's cameras against the true K scaled to
+// their size, in COLMAP's pixel convention (c_colmap = (c + 0.5)·s).
+func TestIntrinsicsError(t *testing.T) {
+	gt, model, _ := sfmScene(4)
+	k := [3][3]float64{{2760, 0, 1520.69}, {0, 2764, 1006.81}, {0, 0, 1}}
+	for n, c := range gt {
+		c.K, c.Width, c.Height = k, 3072, 2048
+		gt[n] = c
+	}
+	// At half size the true camera is f (1380 + 1382)/2, principal point
+	// (760.595, 503.655).
+	ppx, ppy := (1520.69+0.5)/2, (1006.81+0.5)/2
+	in := map[string]Intrinsics{
+		// Exact.
+		"0000.jpg": {Width: 1536, Height: 1024, Fx: 1380, Fy: 1382, Cx: ppx, Cy: ppy},
+		// Focal 1% long, principal point 3 px right and 4 px down.
+		"0001.jpg": {Width: 1536, Height: 1024, Fx: 1380 * 1.01, Fy: 1382 * 1.01, Cx: ppx + 3, Cy: ppy + 4},
+		// The principal point at the centre, COLMAP's default.
+		"0002.jpg": {Width: 1536, Height: 1024, Fx: 1381, Fy: 1381, Cx: 768, Cy: 512},
+		// A crop: not the truth's image scaled, so left out.
+		"0003.jpg": {Width: 1536, Height: 900, Fx: 1, Fy: 1, Cx: 1, Cy: 1},
+	}
+	r, err := EvaluateSfM(&Model{Cameras: model, Intrinsics: in}, gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	centre := math.Hypot(768-ppx, 512-ppy)
+	e := r.Intrinsics
+	if e == nil || e.Images != 3 {
+		t.Fatalf("intrinsics %+v, want 3 images", e)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if !near(e.Focal.Max, 1) || !near(e.Focal.Median, 0) {
+		t.Errorf("focal error %+v, want median 0, max 1%%", e.Focal)
+	}
+	if !near(e.PrincipalPoint.Median, 5) || !near(e.PrincipalPoint.Max, centre) || !near(e.PrincipalPoint.Mean, (5+centre)/3) {
+		t.Errorf("principal point error %+v, want median 5, max %v", e.PrincipalPoint, centre)
+	}
+	if !near(e.Centre.Median, centre) || !near(e.Centre.Max, centre) || math.Abs(centre-11.157) > 0.001 {
+		t.Errorf("centre offset %+v, want %v (11.157)", e.Centre, centre)
+	}
+	// No cameras file: no intrinsics in the report.
+	if r, _ := EvaluateSfM(&Model{Cameras: model}, gt); r.Intrinsics != nil {
+		t.Errorf("a model without cameras: %+v", r.Intrinsics)
+	}
+}
+
+// FuzzReadColmapCameras: any cameras.txt or cameras.bin content reads or
+// fails with an error naming the file; never a panic.
+func FuzzReadColmapCameras(f *testing.F) {
+	f.Add([]byte("1 SIMPLE_RADIAL 1536 1024 1380 760.5 503.5 0.001\n"), true)
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0}, false)
+	f.Fuzz(func(t *testing.T, data []byte, text bool) {
+		dir := t.TempDir()
+		name := "cameras.bin"
+		if text {
+			name = "cameras.txt"
+			os.WriteFile(filepath.Join(dir, "images.txt"), []byte("1 1 0 0 0 0 0 0 1 a.jpg\n\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "points3D.txt"), nil, 0o644)
+		} else {
+			os.WriteFile(filepath.Join(dir, "images.bin"), make([]byte, 8), 0o644)
+			os.WriteFile(filepath.Join(dir, "points3D.bin"), make([]byte, 8), 0o644)
+		}
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		if _, err := ReadColmapModel(dir); err != nil && !strings.Contains(err.Error(), name) {
+			t.Fatalf("error does not name %s: %v", name, err)
+		}
+	})
+}

@@ -27,7 +27,13 @@ angle between the model's and the truth's relative rotation ("pair
 rotation"), and between their directions from one camera to the other in
 its frame, the relative translation up to scale ("pair direction"). They
 tell a model that is wrong from one the similarity fits badly: centres
-nearly on a line or a plane leave its rotation about them loose.`
+nearly on a line or a plane leave its rotation about them loose.
+
+When MODEL has its cameras file, each registered image's camera is
+compared with its true K scaled to the camera's image size: the error of
+the focal length (percent), of the principal point ("pp error", pixels),
+and, for scale, how far the image centre, where COLMAP keeps the
+principal point unless told to refine it, is from the true one.`
 
 func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("eval-sfm", evalSfMUsage, stderr)
@@ -72,6 +78,11 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if r.Pairs > 0 {
 		fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "pair rotation (deg)", r.RelativeRotation.Median, r.RelativeRotation.Mean, r.RelativeRotation.Max)
 		fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "pair direction (deg)", r.RelativeDirection.Median, r.RelativeDirection.Mean, r.RelativeDirection.Max)
+	}
+	if in := r.Intrinsics; in != nil && in.Images > 0 {
+		fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "focal error (%)", in.Focal.Median, in.Focal.Mean, in.Focal.Max)
+		fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "pp error (px)", in.PrincipalPoint.Median, in.PrincipalPoint.Mean, in.PrincipalPoint.Max)
+		fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "centre as pp (px)", in.Centre.Median, in.Centre.Mean, in.Centre.Max)
 	}
 	fmt.Fprintf(stdout, "points %d, mean track length %.3f, mean reprojection error %.3f px\n", r.Points, r.MeanTrackLength, r.MeanReprojection)
 	return nil

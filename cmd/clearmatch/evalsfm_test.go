@@ -38,7 +38,18 @@ func TestEvalSfMCommand(t *testing.T) {
 	images.WriteString("4 1 0 0 0 -0.5 -0.5 0 1 0003.jpg\n\n")
 	os.WriteFile(filepath.Join(model, "images.txt"), []byte(images.String()), 0o644)
 	code, stdout, stderr := runCmd(t, "", "eval-sfm", model, gt)
+	if code != 0 || strings.Contains(stdout, "pp error") {
+		t.Errorf("no cameras.txt: exit %d, %s\n%s", code, stderr, stdout)
+	}
+	// The true K is the identity at 100×80; at 50×40 it is f 0.5 and,
+	// in COLMAP's pixels, principal point (0.25, 0.25): this camera's is
+	// 3 and 4 px off, the image centre (25, 20) 31.664 px.
+	os.WriteFile(filepath.Join(model, "cameras.txt"), []byte("1 SIMPLE_PINHOLE 50 40 0.5 3.25 4.25\n"), 0o644)
+	code, stdout, stderr = runCmd(t, "", "eval-sfm", model, gt)
 	if code != 0 || !strings.Contains(stdout, "registered 4 of 4 images") || !strings.Contains(stdout, "position error (mm)") ||
+		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "focal error (%)", "0.000", "0.000", "0.000")) ||
+		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pp error (px)", "5.000", "5.000", "5.000")) ||
+		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "centre as pp (px)", "31.664", "31.664", "31.664")) ||
 		!strings.Contains(stdout, "mean track length 2.000, mean reprojection error 0.250 px") ||
 		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pair rotation (deg)", "0.0000", "0.0000", "0.0000")) ||
 		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pair direction (deg)", "0.0000", "0.0000", "0.0000")) {
