@@ -109,6 +109,9 @@ func ReadColmapModel(dir string) (*Model, error) {
 		_, err := os.Stat(path(name))
 		return err == nil
 	}
+	if !exists("images.bin") && !exists("images.txt") {
+		return nil, fmt.Errorf("%s: no COLMAP model here (images.bin or images.txt)", dir)
+	}
 	// One format for the three files: binary when images and points3D
 	// are, as colmap mapper writes them.
 	ext, readCams, readImages, readPoints := ".txt", readCamerasText, readImagesText, readPointsText
