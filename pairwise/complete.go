@@ -311,6 +311,8 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			}
 		}
 	}
+	// Pairs in order of their first image, so that whole-image
+	// Descriptors read each first image once (nearest keeps it).
 	keys := make([][2]int, 0, len(byPair))
 	for k := range byPair {
 		keys = append(keys, k)
@@ -327,11 +329,12 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	}
 	progress(o.Progress, len(tracks), len(tracks))
 	progress(o.PairProgress, 0, len(keys))
+	var first wholeImage
 	for k, key := range keys {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		if err := o.nearest(views, dim, key, byPair[key], dist); err != nil {
+		if err := o.nearest(views, dim, key, byPair[key], dist, &first); err != nil {
 			return nil, 0, err
 		}
 		progress(o.PairProgress, k+1, len(keys))
@@ -367,10 +370,18 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 // image and point c of its second, to keep the least in slot.
 type need struct{ slot, a, c int }
 
+// wholeImage is the last first image of a pair whose whole descriptors
+// nearest read with Descriptors.
+type wholeImage struct {
+	i int
+	d []float32
+}
+
 // nearest lowers dist[slot] to the descriptor distance of each need of the
 // image pair key, reading the two images' descriptors once each: only the
-// points needed with DescriptorRows, the whole images with Descriptors.
-func (o *CompleteOptions) nearest(views []View, dim int, key [2]int, needs []need, dist []float64) error {
+// points needed with DescriptorRows, the whole images with Descriptors
+// (the first image's kept in first, for the next pair that starts with it).
+func (o *CompleteOptions) nearest(views []View, dim int, key [2]int, needs []need, dist []float64, first *wholeImage) error {
 	a, c := key[0], key[1]
 	var fa, fc []float32
 	ia, ic := func(r int) int { return r }, func(r int) int { return r }
@@ -389,9 +400,13 @@ func (o *CompleteOptions) nearest(views []View, dim int, key [2]int, needs []nee
 		}
 		ia, ic = func(r int) int { return ma[r] }, func(r int) int { return mc[r] }
 	} else {
-		if fa, err = o.Descriptors(a); err != nil {
-			return err
+		if first.d == nil || first.i != a {
+			if first.d, err = o.Descriptors(a); err != nil {
+				return err
+			}
+			first.i = a
 		}
+		fa = first.d
 		if fc, err = o.Descriptors(c); err != nil {
 			return err
 		}
