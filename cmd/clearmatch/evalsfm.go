@@ -46,8 +46,13 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		return usageError{err}
 	}
-	if len(pos) != 2 {
-		return usagef("want MODEL and GT folders, got %d arguments", len(pos))
+	switch {
+	case len(pos) == 0:
+		return usagef("want MODEL and GT folders, got neither")
+	case len(pos) == 1:
+		return usagef("want MODEL and GT folders, got only %q", pos[0])
+	case len(pos) > 2:
+		return usagef("want MODEL and GT folders, got also %q", pos[2])
 	}
 	model, err := eval.ReadColmapModel(pos[0])
 	if err != nil {

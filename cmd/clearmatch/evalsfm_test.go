@@ -72,7 +72,9 @@ func TestEvalSfMCommand(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"eval-sfm", model}, 2, "want MODEL and GT"},
+		{[]string{"eval-sfm"}, 2, "got neither"},
+		{[]string{"eval-sfm", model}, 2, "want MODEL and GT folders, got only"},
+		{[]string{"eval-sfm", model, gt, "extra"}, 2, `got also "extra"`},
 		{[]string{"eval-sfm", model, gt, "-bogus"}, 2, "bogus"},
 		{[]string{"eval-sfm", t.TempDir(), gt}, 1, "images.txt"},
 		{[]string{"eval-sfm", model, t.TempDir()}, 1, "no .camera files"},
