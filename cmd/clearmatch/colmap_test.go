@@ -116,6 +116,11 @@ func TestSfMGroundTruthFountain(t *testing.T) {
 			Matches   int
 			Precision float64 `json:"precision_2px"`
 		}
+		Tracks []struct {
+			Stage     string
+			Tracks    int
+			Precision float64 `json:"precision_2px"`
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(out, "ground_truth.json"))
 	if err != nil {
@@ -126,6 +131,11 @@ func TestSfMGroundTruthFountain(t *testing.T) {
 	}
 	if ex := stages.Stages[4]; ex.Stage != "exported" || ex.Matches < 1000 || ex.Precision < 0.95 {
 		t.Errorf("exported matches: %+v, want at least 1000 at precision ≥ 0.95", ex)
+	}
+	// Tracks see the errors along epipolar lines too (measured: 2114
+	// tracks of 3+ views, 0.970 with every observation within 2 px).
+	if n := len(stages.Tracks); n == 0 || stages.Tracks[n-1].Stage != "exported" || stages.Tracks[n-1].Tracks < 500 || stages.Tracks[n-1].Precision < 0.9 {
+		t.Errorf("exported tracks: %+v, want at least 500 at precision ≥ 0.9", stages.Tracks)
 	}
 	sparse := filepath.Join(t.TempDir(), "sparse")
 	os.Mkdir(sparse, 0o755)

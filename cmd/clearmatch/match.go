@@ -109,7 +109,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.cameraModel, "camera-model", "SIMPLE_RADIAL", "COLMAP camera model of the export: "+export.ColmapModels)
 	fs.BoolVar(&o.singleCamera, "single-camera", true, "images of one size and focal prior share one COLMAP camera (false: one camera per image)")
 	fs.BoolVar(&o.strict, "strict", false, "an unreadable image is an error instead of a warning")
-	fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches under the true geometry (ground_truth.json)")
+	fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches (Sampson distance) and the tracks they chain into (triangulated from the true cameras) under the true geometry (ground_truth.json)")
 }
 
 func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -223,16 +223,17 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	var gtTable []eval.StageScore
+	var gtTracks []eval.TrackScore
 	if o.gt != "" {
 		var clearMs []export.Match
 		if res.Completed > 0 {
 			_, clearMs = export.Build(res.Sets, eval.MinTrack(res.Clear.Item, o.minTrack))
 		}
-		if gtTable, err = scoreStages(res, clearMs, ms, gt); err != nil {
+		if gtTable, gtTracks, err = scoreStages(res, clearMs, ms, gt); err != nil {
 			return err
 		}
 		var b bytes.Buffer
-		if err := export.WriteJSON(&b, map[string]any{"ground_truth": o.gt, "threshold_px": 2, "stages": gtTable}); err != nil {
+		if err := export.WriteJSON(&b, map[string]any{"ground_truth": o.gt, "threshold_px": 2, "stages": gtTable, "tracks": gtTracks}); err != nil {
 			return err
 		}
 		if err := writeFiles(stage.Dir, map[string][]byte{"ground_truth.json": b.Bytes()}); err != nil {
@@ -253,7 +254,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	printMatchSummary(stdout, res, tracks, ms, o.minTrack, o.out)
 	if gtTable != nil {
-		printStageScores(stdout, gtTable)
+		printStageScores(stdout, gtTable, gtTracks)
 	}
 	return nil
 }
@@ -263,8 +264,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // inliers), verified+guided (CLEAR's input), clear (the consistent
 // matches of CLEAR's tracks), completed (of the tracks after completion,
 // ms, when clearMs holds CLEAR's own) and, for a verified run, exported
-// (database.db's).
-func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, error) {
+// (database.db's); and the tracks each stage's matches chain into under
+// the true cameras, which also sees the errors along epipolar lines.
+func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, []eval.TrackScore, error) {
 	points := make([][]eval.Point, len(res.Sets))
 	have := 0
 	for i, s := range res.Sets {
@@ -277,7 +279,7 @@ func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string
 		}
 	}
 	if have < 2 {
-		return nil, fmt.Errorf("-gt: fewer than two of the images have a camera there (NAME.camera for image NAME)")
+		return nil, nil, fmt.Errorf("-gt: fewer than two of the images have a camera there (NAME.camera for image NAME)")
 	}
 	fs := map[[2]int][9]float64{}
 	truth := func(i, j int) ([9]float64, bool) {
@@ -355,13 +357,35 @@ func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string
 		}
 		stages = append(stages, exported)
 	}
-	return eval.ScoreStages(stages, points, truth), nil
+	projs := make([]*[12]float64, len(res.Sets))
+	for i, s := range res.Sets {
+		if c, ok := gt[s.Image]; ok {
+			if p, err := eval.TrueProjection(c, s.Width); err == nil {
+				projs[i] = &p
+			}
+		}
+	}
+	proj := func(i int) ([12]float64, bool) {
+		if projs[i] == nil {
+			return [12]float64{}, false
+		}
+		return *projs[i], true
+	}
+	// The ratio matches chain into a few giant components: no tracks.
+	return eval.ScoreStages(stages, points, truth), eval.ScoreTracks(stages[1:], points, proj), nil
 }
 
-func printStageScores(w io.Writer, sc []eval.StageScore) {
+func printStageScores(w io.Writer, sc []eval.StageScore, tr []eval.TrackScore) {
 	fmt.Fprintf(w, "matches under the true geometry (Sampson distance):\n%-16s %8s %8s %8s %8s %9s %8s %8s %8s\n", "stage", "matches", "<=1px", "<=2px", "<=4px", "prec@2px", "median", "lost", "added")
 	for _, s := range sc {
 		fmt.Fprintf(w, "%-16s %8d %8d %8d %8d %9.4f %8.3f %8d %8d\n", s.Stage, s.Matches, s.Within1, s.Within2, s.Within4, s.Precision, s.MedianError, s.Lost, s.Added)
+	}
+	if len(tr) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "tracks of 3+ views as the matches chain, under the true cameras (every observation within N px of the triangulated point):\n%-16s %8s %8s %8s %8s %9s %9s\n", "stage", "tracks", "<=1px", "<=2px", "<=4px", "prec@2px", "conflict")
+	for _, s := range tr {
+		fmt.Fprintf(w, "%-16s %8d %8d %8d %8d %9.4f %9d\n", s.Stage, s.Tracks, s.Within1, s.Within2, s.Within4, s.Precision, s.Conflicting)
 	}
 }
 
