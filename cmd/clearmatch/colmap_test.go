@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,7 +142,7 @@ func TestSfMGroundTruthFountain(t *testing.T) {
 	os.Mkdir(sparse, 0o755)
 	colmap("mapper", "--database_path", filepath.Join(out, "colmap", "database.db"), "--image_path", dir,
 		"--output_path", sparse, "--Mapper.ba_refine_focal_length", "0", "--Mapper.ba_refine_principal_point", "0", "--Mapper.ba_refine_extra_params", "0")
-	code, stdout, stderr := runCmd(t, "", "eval-sfm", filepath.Join(sparse, "0"), gt, "-json")
+	code, stdout, stderr := runCmd(t, "", "eval-sfm", filepath.Join(sparse, "0"), gt, "-json", "-db", filepath.Join(out, "colmap", "database.db"))
 	if code != 0 {
 		t.Fatalf("eval-sfm: exit %d: %s", code, stderr)
 	}
@@ -149,9 +150,18 @@ func TestSfMGroundTruthFountain(t *testing.T) {
 		Registered int                      `json:"registered"`
 		Position   struct{ Median float64 } `json:"position_error"`
 		Rotation   struct{ Median float64 } `json:"rotation_error_deg"`
+		Tracks     struct {
+			Tracks    int
+			Precision float64 `json:"precision_2px"`
+		} `json:"database_tracks"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatal(err)
+	}
+	// eval-sfm -db scores the database's tracks as match -gt scored the
+	// exported stage: the same tracks, the same figure.
+	if ex := stages.Tracks[len(stages.Tracks)-1]; r.Tracks.Tracks != ex.Tracks || math.Abs(r.Tracks.Precision-ex.Precision) > 1e-9 {
+		t.Errorf("eval-sfm -db: %+v, match -gt's exported tracks %+v", r.Tracks, ex)
 	}
 	t.Logf("5 photos at 768 px, true K: %d registered, position median %.2f mm, rotation median %.3f°; exported precision %.4f",
 		r.Registered, 1000*r.Position.Median, r.Rotation.Median, stages.Stages[4].Precision)

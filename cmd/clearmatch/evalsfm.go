@@ -11,7 +11,7 @@ import (
 	"github.com/clearmatch/clearmatch/export"
 )
 
-const evalSfMUsage = `eval-sfm MODEL GT [-json] [-unit m]
+const evalSfMUsage = `eval-sfm MODEL GT [-json] [-unit m] [-db DATABASE]
 
 Compares a COLMAP sparse model (MODEL: a folder with images and points3D,
 binary .bin or text .txt, as colmap mapper writes it) with ground-truth
@@ -33,12 +33,21 @@ When MODEL has its cameras file, each registered image's camera is
 compared with its true K scaled to the camera's image size: the error of
 the focal length (percent), of the principal point ("pp error", pixels),
 and, for scale, how far the image centre, where COLMAP keeps the
-principal point unless told to refine it, is from the true one.`
+principal point unless told to refine it, is from the true one.
+
+With -db, the tracks of a COLMAP database (its two_view_geometries
+chained over keypoints, as the mapper builds them; the database MODEL was
+reconstructed from, or any other of the same images) are scored too: of
+the tracks of 3+ views, the share whose every observation is within 1, 2
+and 4 px of the point triangulated from the true cameras, and the chains
+that hold two keypoints of one image. The Sampson distance of single
+matches cannot see a match wrong along its epipolar line; a track can.`
 
 func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("eval-sfm", evalSfMUsage, stderr)
 	asJSON := fs.Bool("json", false, "write the report as JSON on stdout")
 	unit := fs.String("unit", "m", "the ground truth's length unit: m (errors printed in mm) or any other name (printed as is)")
+	dbPath := fs.String("db", "", "also score the tracks of this COLMAP database under the true cameras")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -66,8 +75,17 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return fmt.Errorf("%s against %s: %w", pos[0], pos[1], err)
 	}
+	var tracks *eval.TrackScore
+	if *dbPath != "" {
+		if tracks, err = scoreDatabaseTracks(*dbPath, gt); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
-		return export.WriteJSON(stdout, r)
+		return export.WriteJSON(stdout, struct {
+			*eval.SfMReport
+			Tracks *eval.TrackScore `json:"database_tracks,omitempty"`
+		}{r, tracks})
 	}
 	scale, u := 1.0, *unit
 	if u == "m" {
@@ -90,5 +108,58 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "centre as pp (px)", in.Centre.Median, in.Centre.Mean, in.Centre.Max)
 	}
 	fmt.Fprintf(stdout, "points %d, mean track length %.3f, mean reprojection error %.3f px\n", r.Points, r.MeanTrackLength, r.MeanReprojection)
+	if tracks != nil {
+		t := tracks
+		fmt.Fprintf(stdout, "database tracks of 3+ views %d: within 1 / 2 / 4 px of the true point %.4f / %.4f / %.4f; %d chains with two keypoints of one image\n",
+			t.Tracks, ratio(t.Within1, t.Tracks), ratio(t.Within2, t.Tracks), ratio(t.Within4, t.Tracks), t.Conflicting)
+	}
 	return nil
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// scoreDatabaseTracks scores the tracks of the COLMAP database at path
+// under the ground-truth cameras gt (by image name); images without one
+// are left out, and fewer than three with one is an error.
+func scoreDatabaseTracks(path string, gt map[string]eval.Camera) (*eval.TrackScore, error) {
+	cm, err := export.ReadColmapMatches(path)
+	if err != nil {
+		return nil, err
+	}
+	projs := make([]*[12]float64, len(cm.Names))
+	have := 0
+	for i, n := range cm.Names {
+		c, ok := gt[n]
+		if !ok {
+			continue
+		}
+		p, err := eval.TrueProjection(c, cm.Widths[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: image %q: %w", path, n, err)
+		}
+		projs[i] = &p
+		have++
+	}
+	if have < 3 {
+		return nil, fmt.Errorf("%s: %d of its images have a ground-truth camera; tracks need 3", path, have)
+	}
+	pts := make([][]eval.Point, len(cm.Points))
+	for i, ps := range cm.Points {
+		pts[i] = make([]eval.Point, len(ps))
+		for k, p := range ps {
+			pts[i][k] = eval.Point{X: p.X, Y: p.Y}
+		}
+	}
+	sc := eval.ScoreTracks([]eval.StageMatches{{Name: "database", Pairs: cm.Pairs}}, pts, func(i int) ([12]float64, bool) {
+		if projs[i] == nil {
+			return [12]float64{}, false
+		}
+		return *projs[i], true
+	})
+	return &sc[0], nil
 }

@@ -78,6 +78,7 @@ func TestEvalSfMCommand(t *testing.T) {
 		{[]string{"eval-sfm", model, gt, "-bogus"}, 2, "bogus"},
 		{[]string{"eval-sfm", t.TempDir(), gt}, 1, "images.txt"},
 		{[]string{"eval-sfm", model, t.TempDir()}, 1, "no .camera files"},
+		{[]string{"eval-sfm", model, gt, "-db", filepath.Join(t.TempDir(), "none.db")}, 1, "none.db"},
 	} {
 		code, _, stderr := runCmd(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 && tc.code == 1 {

@@ -1,0 +1,212 @@
+package export
+
+import (
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// ColmapMatches is what an SfM engine builds its tracks from in a COLMAP
+// database: each image's keypoints and, per image pair, the verified
+// matches of two_view_geometries (whatever wrote the database: clearmatch
+// or COLMAP's own matcher).
+type ColmapMatches struct {
+	// Names and Widths of the images, in image_id order; Points their
+	// keypoints in OpenCV's convention (pixel centres at integers: COLMAP's
+	// coordinates less 0.5).
+	Names  []string
+	Widths []int
+	Points [][]pairwise.Point
+	// Pairs maps image indices (i < j) to keypoint index pairs (in i, in j).
+	Pairs map[[2]int][][2]int
+}
+
+// ReadColmapMatches reads a COLMAP database (read-only). A file that is
+// not one, or holds keypoints or matches that do not fit their images,
+// is an error naming the file and what is wrong.
+func ReadColmapMatches(path string) (*ColmapMatches, error) {
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, a...))
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fail("not a file")
+	}
+	// Read-only, so that a wrong path never leaves an empty database.
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro")
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	defer db.Close()
+	cm := &ColmapMatches{Pairs: map[[2]int][][2]int{}}
+	widths := map[int64]int{}
+	rows, err := db.Query(`SELECT camera_id, width FROM cameras`)
+	if err != nil {
+		return nil, fail("not a COLMAP database (%v)", err)
+	}
+	for rows.Next() {
+		var id int64
+		var w int
+		if err := rows.Scan(&id, &w); err != nil {
+			rows.Close()
+			return nil, fail("cameras: %v", err)
+		}
+		widths[id] = w
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fail("cameras: %v", err)
+	}
+	index := map[int64]int{}
+	rows, err = db.Query(`SELECT image_id, name, camera_id FROM images ORDER BY image_id`)
+	if err != nil {
+		return nil, fail("not a COLMAP database (%v)", err)
+	}
+	for rows.Next() {
+		var id, cam int64
+		var name string
+		if err := rows.Scan(&id, &name, &cam); err != nil {
+			rows.Close()
+			return nil, fail("images: %v", err)
+		}
+		w, ok := widths[cam]
+		if !ok || w <= 0 {
+			rows.Close()
+			return nil, fail("image %q: camera %d is missing or has no width", name, cam)
+		}
+		index[id] = len(cm.Names)
+		cm.Names = append(cm.Names, name)
+		cm.Widths = append(cm.Widths, w)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fail("images: %v", err)
+	}
+	if len(cm.Names) == 0 {
+		return nil, fail("no images")
+	}
+	cm.Points = make([][]pairwise.Point, len(cm.Names))
+	rows, err = db.Query(`SELECT image_id, rows, cols, data FROM keypoints`)
+	if err != nil {
+		return nil, fail("not a COLMAP database (%v)", err)
+	}
+	for rows.Next() {
+		var id, n, cols int64
+		var data []byte
+		if err := rows.Scan(&id, &n, &cols, &data); err != nil {
+			rows.Close()
+			return nil, fail("keypoints: %v", err)
+		}
+		i, ok := index[id]
+		if !ok {
+			rows.Close()
+			return nil, fail("keypoints of image_id %d, which is not in images", id)
+		}
+		if cm.Points[i], err = decodeKeypoints(n, cols, data); err != nil {
+			rows.Close()
+			return nil, fail("keypoints of %q: %v", cm.Names[i], err)
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fail("keypoints: %v", err)
+	}
+	rows, err = db.Query(`SELECT pair_id, rows, cols, data FROM two_view_geometries WHERE rows > 0`)
+	if err != nil {
+		return nil, fail("not a COLMAP database (%v)", err)
+	}
+	for rows.Next() {
+		var pid, n, cols int64
+		var data []byte
+		if err := rows.Scan(&pid, &n, &cols, &data); err != nil {
+			rows.Close()
+			return nil, fail("two_view_geometries: %v", err)
+		}
+		id1, id2 := pid/colmapPairScale, pid%colmapPairScale
+		i, ok1 := index[id1]
+		j, ok2 := index[id2]
+		if !ok1 || !ok2 || i == j {
+			rows.Close()
+			return nil, fail("two_view_geometries: pair_id %d is not two of its images", pid)
+		}
+		ms, err := decodeMatches(n, cols, data, len(cm.Points[i]), len(cm.Points[j]))
+		if err != nil {
+			rows.Close()
+			return nil, fail("matches of %q and %q: %v", cm.Names[i], cm.Names[j], err)
+		}
+		if i > j {
+			i, j = j, i
+			for k := range ms {
+				ms[k][0], ms[k][1] = ms[k][1], ms[k][0]
+			}
+		}
+		cm.Pairs[[2]int{i, j}] = ms
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fail("two_view_geometries: %v", err)
+	}
+	return cm, nil
+}
+
+func closeRows(rows *sql.Rows) error {
+	err := rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// decodeKeypoints reads n keypoints of cols floats (2, 4 or 6: x, y
+// first, COLMAP's pixel convention) from a keypoints blob.
+func decodeKeypoints(n, cols int64, data []byte) ([]pairwise.Point, error) {
+	if n < 0 || (cols != 2 && cols != 4 && cols != 6) {
+		return nil, fmt.Errorf("%d rows of %d columns: want 2, 4 or 6 columns", n, cols)
+	}
+	if n > int64(len(data)) || int64(len(data)) != 4*n*cols { // n first: 4·n·cols must not overflow
+		return nil, fmt.Errorf("%d rows of %d floats in %d bytes", n, cols, len(data))
+	}
+	pts := make([]pairwise.Point, n)
+	for k := range pts {
+		o := 4 * cols * int64(k)
+		x := math.Float32frombits(binary.LittleEndian.Uint32(data[o:]))
+		y := math.Float32frombits(binary.LittleEndian.Uint32(data[o+4:]))
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) || math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
+			return nil, fmt.Errorf("keypoint %d is not finite", k)
+		}
+		pts[k] = pairwise.Point{X: float64(x) - 0.5, Y: float64(y) - 0.5}
+	}
+	return pts, nil
+}
+
+// decodeMatches reads n matches (two uint32 keypoint indices) of a pair
+// whose images have na and nb keypoints, sorted.
+func decodeMatches(n, cols int64, data []byte, na, nb int) ([][2]int, error) {
+	if n < 0 || cols != 2 {
+		return nil, fmt.Errorf("%d rows of %d columns: want 2 columns", n, cols)
+	}
+	if n > int64(len(data)) || int64(len(data)) != 8*n {
+		return nil, fmt.Errorf("%d matches in %d bytes", n, len(data))
+	}
+	ms := make([][2]int, n)
+	for k := range ms {
+		a := binary.LittleEndian.Uint32(data[8*k:])
+		b := binary.LittleEndian.Uint32(data[8*k+4:])
+		if int64(a) >= int64(na) || int64(b) >= int64(nb) {
+			return nil, fmt.Errorf("match %d (%d, %d) is out of the images' %d and %d keypoints", k, a, b, na, nb)
+		}
+		ms[k] = [2]int{int(a), int(b)}
+	}
+	sort.Slice(ms, func(x, y int) bool {
+		if ms[x][0] != ms[y][0] {
+			return ms[x][0] < ms[y][0]
+		}
+		return ms[x][1] < ms[y][1]
+	})
+	return ms, nil
+}
