@@ -65,6 +65,31 @@ func TrueProjection(c Camera, w int) ([12]float64, error) {
 	return p, nil
 }
 
+// TrueProjections gives image i (named names[i], widths[i] pixels wide)
+// its true projection matrix from gt, by name (ok false when gt has no
+// camera of that name), and counts the images that have one.
+func TrueProjections(gt map[string]Camera, names []string, widths []int) (proj func(i int) ([12]float64, bool), have int, err error) {
+	projs := make([]*[12]float64, len(names))
+	for i, n := range names {
+		c, ok := gt[n]
+		if !ok {
+			continue
+		}
+		p, err := TrueProjection(c, widths[i])
+		if err != nil {
+			return nil, 0, fmt.Errorf("image %q: %w", n, err)
+		}
+		projs[i] = &p
+		have++
+	}
+	return func(i int) ([12]float64, bool) {
+		if projs[i] == nil {
+			return [12]float64{}, false
+		}
+		return *projs[i], true
+	}, have, nil
+}
+
 // ScoreTracks scores the tracks each stage's matches chain into: points[i]
 // are image i's keypoints, proj(i) image i's true projection matrix (ok
 // false: the image has no ground truth, and tracks through it are left

@@ -9,7 +9,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/eval"
 )
 
 // ColmapMatches is what an SfM engine builds its tracks from in a COLMAP
@@ -22,7 +22,7 @@ type ColmapMatches struct {
 	// coordinates less 0.5).
 	Names  []string
 	Widths []int
-	Points [][]pairwise.Point
+	Points [][]eval.Point
 	// Pairs maps image indices (i < j) to keypoint index pairs (in i, in j).
 	Pairs map[[2]int][][2]int
 }
@@ -47,98 +47,98 @@ func ReadColmapMatches(path string) (*ColmapMatches, error) {
 		return nil, fail("%v", err)
 	}
 	defer db.Close()
+	// each runs query and calls row on every result: a query that fails
+	// means the file is no COLMAP database; a row that does not scan
+	// names the table.
+	each := func(table, query string, row func(scan func(dest ...any) error) error) error {
+		rows, err := db.Query(query)
+		if err != nil {
+			return fail("not a COLMAP database (%v)", err)
+		}
+		defer rows.Close()
+		scan := func(dest ...any) error {
+			if err := rows.Scan(dest...); err != nil {
+				return fail("%s: %v", table, err)
+			}
+			return nil
+		}
+		for rows.Next() {
+			if err := row(scan); err != nil {
+				return err
+			}
+		}
+		if err := closeRows(rows); err != nil {
+			return fail("%s: %v", table, err)
+		}
+		return nil
+	}
 	cm := &ColmapMatches{Pairs: map[[2]int][][2]int{}}
 	widths := map[int64]int{}
-	rows, err := db.Query(`SELECT camera_id, width FROM cameras`)
-	if err != nil {
-		return nil, fail("not a COLMAP database (%v)", err)
-	}
-	for rows.Next() {
+	if err := each("cameras", `SELECT camera_id, width FROM cameras`, func(scan func(...any) error) error {
 		var id int64
 		var w int
-		if err := rows.Scan(&id, &w); err != nil {
-			rows.Close()
-			return nil, fail("cameras: %v", err)
+		if err := scan(&id, &w); err != nil {
+			return err
 		}
 		widths[id] = w
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, fail("cameras: %v", err)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	index := map[int64]int{}
-	rows, err = db.Query(`SELECT image_id, name, camera_id FROM images ORDER BY image_id`)
-	if err != nil {
-		return nil, fail("not a COLMAP database (%v)", err)
-	}
-	for rows.Next() {
+	if err := each("images", `SELECT image_id, name, camera_id FROM images ORDER BY image_id`, func(scan func(...any) error) error {
 		var id, cam int64
 		var name string
-		if err := rows.Scan(&id, &name, &cam); err != nil {
-			rows.Close()
-			return nil, fail("images: %v", err)
+		if err := scan(&id, &name, &cam); err != nil {
+			return err
 		}
 		w, ok := widths[cam]
 		if !ok || w <= 0 {
-			rows.Close()
-			return nil, fail("image %q: camera %d is missing or has no width", name, cam)
+			return fail("image %q: camera %d is missing or has no width", name, cam)
 		}
 		index[id] = len(cm.Names)
 		cm.Names = append(cm.Names, name)
 		cm.Widths = append(cm.Widths, w)
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, fail("images: %v", err)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(cm.Names) == 0 {
 		return nil, fail("no images")
 	}
-	cm.Points = make([][]pairwise.Point, len(cm.Names))
-	rows, err = db.Query(`SELECT image_id, rows, cols, data FROM keypoints`)
-	if err != nil {
-		return nil, fail("not a COLMAP database (%v)", err)
-	}
-	for rows.Next() {
+	cm.Points = make([][]eval.Point, len(cm.Names))
+	if err := each("keypoints", `SELECT image_id, rows, cols, data FROM keypoints`, func(scan func(...any) error) error {
 		var id, n, cols int64
 		var data []byte
-		if err := rows.Scan(&id, &n, &cols, &data); err != nil {
-			rows.Close()
-			return nil, fail("keypoints: %v", err)
+		if err := scan(&id, &n, &cols, &data); err != nil {
+			return err
 		}
 		i, ok := index[id]
 		if !ok {
-			rows.Close()
-			return nil, fail("keypoints of image_id %d, which is not in images", id)
+			return fail("keypoints of image_id %d, which is not in images", id)
 		}
+		var err error
 		if cm.Points[i], err = decodeKeypoints(n, cols, data); err != nil {
-			rows.Close()
-			return nil, fail("keypoints of %q: %v", cm.Names[i], err)
+			return fail("keypoints of %q: %v", cm.Names[i], err)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	if err := closeRows(rows); err != nil {
-		return nil, fail("keypoints: %v", err)
-	}
-	rows, err = db.Query(`SELECT pair_id, rows, cols, data FROM two_view_geometries WHERE rows > 0`)
-	if err != nil {
-		return nil, fail("not a COLMAP database (%v)", err)
-	}
-	for rows.Next() {
+	if err := each("two_view_geometries", `SELECT pair_id, rows, cols, data FROM two_view_geometries WHERE rows > 0`, func(scan func(...any) error) error {
 		var pid, n, cols int64
 		var data []byte
-		if err := rows.Scan(&pid, &n, &cols, &data); err != nil {
-			rows.Close()
-			return nil, fail("two_view_geometries: %v", err)
+		if err := scan(&pid, &n, &cols, &data); err != nil {
+			return err
 		}
-		id1, id2 := pid/colmapPairScale, pid%colmapPairScale
-		i, ok1 := index[id1]
-		j, ok2 := index[id2]
+		i, ok1 := index[pid/colmapPairScale]
+		j, ok2 := index[pid%colmapPairScale]
 		if !ok1 || !ok2 || i == j {
-			rows.Close()
-			return nil, fail("two_view_geometries: pair_id %d is not two of its images", pid)
+			return fail("two_view_geometries: pair_id %d is not two of its images", pid)
 		}
 		ms, err := decodeMatches(n, cols, data, len(cm.Points[i]), len(cm.Points[j]))
 		if err != nil {
-			rows.Close()
-			return nil, fail("matches of %q and %q: %v", cm.Names[i], cm.Names[j], err)
+			return fail("matches of %q and %q: %v", cm.Names[i], cm.Names[j], err)
 		}
 		if i > j {
 			i, j = j, i
@@ -147,9 +147,9 @@ func ReadColmapMatches(path string) (*ColmapMatches, error) {
 			}
 		}
 		cm.Pairs[[2]int{i, j}] = ms
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, fail("two_view_geometries: %v", err)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return cm, nil
 }
@@ -164,14 +164,14 @@ func closeRows(rows *sql.Rows) error {
 
 // decodeKeypoints reads n keypoints of cols floats (2, 4 or 6: x, y
 // first, COLMAP's pixel convention) from a keypoints blob.
-func decodeKeypoints(n, cols int64, data []byte) ([]pairwise.Point, error) {
+func decodeKeypoints(n, cols int64, data []byte) ([]eval.Point, error) {
 	if n < 0 || (cols != 2 && cols != 4 && cols != 6) {
 		return nil, fmt.Errorf("%d rows of %d columns: want 2, 4 or 6 columns", n, cols)
 	}
 	if n > int64(len(data)) || int64(len(data)) != 4*n*cols { // n first: 4·n·cols must not overflow
 		return nil, fmt.Errorf("%d rows of %d floats in %d bytes", n, cols, len(data))
 	}
-	pts := make([]pairwise.Point, n)
+	pts := make([]eval.Point, n)
 	for k := range pts {
 		o := 4 * cols * int64(k)
 		x := math.Float32frombits(binary.LittleEndian.Uint32(data[o:]))
@@ -179,7 +179,7 @@ func decodeKeypoints(n, cols int64, data []byte) ([]pairwise.Point, error) {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) || math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
 			return nil, fmt.Errorf("keypoint %d is not finite", k)
 		}
-		pts[k] = pairwise.Point{X: float64(x) - 0.5, Y: float64(y) - 0.5}
+		pts[k] = eval.Point{X: float64(x) - 0.5, Y: float64(y) - 0.5}
 	}
 	return pts, nil
 }

@@ -131,35 +131,13 @@ func scoreDatabaseTracks(path string, gt map[string]eval.Camera) (*eval.TrackSco
 	if err != nil {
 		return nil, err
 	}
-	projs := make([]*[12]float64, len(cm.Names))
-	have := 0
-	for i, n := range cm.Names {
-		c, ok := gt[n]
-		if !ok {
-			continue
-		}
-		p, err := eval.TrueProjection(c, cm.Widths[i])
-		if err != nil {
-			return nil, fmt.Errorf("%s: image %q: %w", path, n, err)
-		}
-		projs[i] = &p
-		have++
+	proj, have, err := eval.TrueProjections(gt, cm.Names, cm.Widths)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if have < 3 {
 		return nil, fmt.Errorf("%s: %d of its images have a ground-truth camera; tracks need 3", path, have)
 	}
-	pts := make([][]eval.Point, len(cm.Points))
-	for i, ps := range cm.Points {
-		pts[i] = make([]eval.Point, len(ps))
-		for k, p := range ps {
-			pts[i][k] = eval.Point{X: p.X, Y: p.Y}
-		}
-	}
-	sc := eval.ScoreTracks([]eval.StageMatches{{Name: "database", Pairs: cm.Pairs}}, pts, func(i int) ([12]float64, bool) {
-		if projs[i] == nil {
-			return [12]float64{}, false
-		}
-		return *projs[i], true
-	})
+	sc := eval.ScoreTracks([]eval.StageMatches{{Name: "database", Pairs: cm.Pairs}}, cm.Points, proj)
 	return &sc[0], nil
 }

@@ -357,19 +357,13 @@ func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string
 		}
 		stages = append(stages, exported)
 	}
-	projs := make([]*[12]float64, len(res.Sets))
+	names, widths := make([]string, len(res.Sets)), make([]int, len(res.Sets))
 	for i, s := range res.Sets {
-		if c, ok := gt[s.Image]; ok {
-			if p, err := eval.TrueProjection(c, s.Width); err == nil {
-				projs[i] = &p
-			}
-		}
+		names[i], widths[i] = s.Image, s.Width
 	}
-	proj := func(i int) ([12]float64, bool) {
-		if projs[i] == nil {
-			return [12]float64{}, false
-		}
-		return *projs[i], true
+	proj, _, err := eval.TrueProjections(gt, names, widths)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-gt: %w", err)
 	}
 	// The ratio matches chain into a few giant components: no tracks.
 	return eval.ScoreStages(stages, points, truth), eval.ScoreTracks(stages[1:], points, proj), nil
