@@ -112,7 +112,7 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 		}
 		thr := res.Threshold(v.I, v.J)
 		for _, kk := range byPair[[2]int{lo, hi}] {
-			a, b := keypointPoint(res.Sets[lo], kk[0]), keypointPoint(res.Sets[hi], kk[1])
+			a, b := keypointPoint(res.Output()[lo], kk[0]), keypointPoint(res.Output()[hi], kk[1])
 			if v.I > v.J {
 				a, b = b, a
 			}

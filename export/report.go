@@ -79,6 +79,7 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),
+			"refine": r.Timing.Refine.Seconds(),
 		},
 	}
 	for _, s := range r.Skipped {

@@ -92,6 +92,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&p.Completion.MaxDistance, "complete-distance", pairwise.DefaultCompleteDistance, "largest SIFT descriptor distance of a -complete candidate from the track (descriptor norm 512)")
 	fs.IntVar(&p.Completion.MinPairMatches, "complete-pair-matches", pairwise.DefaultCompletePairMatches, "fewest verified matches of a pair whose epipolar lines -complete uses")
 	fs.IntVar(&p.Completion.MinLines, "complete-lines", 2, "fewest epipolar lines (track views verified with the candidate's) for -complete")
+	fs.BoolVar(&p.Refine, "refine", p.Refine, "move each track's keypoints onto its reference observation's scene point by aligning image patches (reads every image again)")
 	fs.BoolVar(&o.guided, "guided", !p.Verification.NoGuided, "add guided matches to verified pairs (features within -guided-threshold of the model; off by default, as in COLMAP: it costs SfM accuracy)")
 	fs.Float64Var(&p.Verification.GuidedThreshold, "guided-threshold", 0, "largest model error of a guided match, pixels at detection resolution (0: -verify-threshold)")
 	fs.Float64Var(&p.Verification.GuidedRatio, "guided-ratio", 0.8, "ratio test among a guided match's candidates in the epipolar band")
@@ -201,7 +202,12 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if o.pipe.Complete { // off under -verify=false (set above)
 		fmt.Fprintf(stderr, "complete %d observations added to tracks, %v\n", res.Completed, res.Timing.Complete.Round(1e6))
 	}
-	tracks, ms := export.Build(res.Sets, eval.MinTrack(res.Item, o.minTrack))
+	if o.pipe.Refine {
+		st := res.Refinement
+		fmt.Fprintf(stderr, "refine   %d of %d observations moved in %d tracks (%d near a border, %d flat, %d diverged, %d low correlation, %d too far), %v\n",
+			st.Moved, st.Observations, st.Tracks, st.Border, st.Flat, st.Diverged, st.Low, st.Far, res.Timing.Refine.Round(1e6))
+	}
+	tracks, ms := export.Build(res.Output(), eval.MinTrack(res.Item, o.minTrack))
 	// The stage is published whole at the end, so the two large files
 	// are streamed into it rather than built in memory first.
 	if err := writeStream(filepath.Join(stage.Dir, "tracks.json"), func(w io.Writer) error { return export.WriteTracks(w, tracks) }); err != nil {
@@ -241,7 +247,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	if o.overlayPairs != "none" {
-		ov := &export.Overlays{Sets: res.Sets, Item: eval.MinTrack(res.Item, o.minTrack), Pairs: overlayPairs, MaxPixels: o.pipe.Features.MaxPixels, Progress: pr.stage("overlays")}
+		ov := &export.Overlays{Sets: res.Output(), Item: eval.MinTrack(res.Item, o.minTrack), Pairs: overlayPairs, MaxPixels: o.pipe.Features.MaxPixels, Progress: pr.stage("overlays")}
 		for _, im := range res.Images {
 			ov.Paths = append(ov.Paths, im.Path)
 		}
@@ -366,7 +372,23 @@ func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string
 		return nil, nil, fmt.Errorf("-gt: %w", err)
 	}
 	// The ratio matches chain into a few giant components: no tracks.
-	return eval.ScoreStages(stages, points, truth), eval.ScoreTracks(stages[1:], points, proj), nil
+	sc, tr := eval.ScoreStages(stages, points, truth), eval.ScoreTracks(stages[1:], points, proj)
+	if res.Refined != nil && res.Verified != nil {
+		// The exported matches again, at the refined keypoints (what
+		// database.db holds).
+		moved := make([][]eval.Point, len(res.Refined))
+		for i, s := range res.Refined {
+			moved[i] = make([]eval.Point, s.Len())
+			for k, kp := range s.Keypoints {
+				moved[i][k] = eval.Point{X: float64(kp.X), Y: float64(kp.Y)}
+			}
+		}
+		st := stages[len(stages)-1]
+		st.Name = "refined"
+		sc = append(sc, eval.ScoreStages([]eval.StageMatches{st}, moved, truth)...)
+		tr = append(tr, eval.ScoreTracks([]eval.StageMatches{st}, moved, proj)...)
+	}
+	return sc, tr, nil
 }
 
 func printStageScores(w io.Writer, sc []eval.StageScore, tr []eval.TrackScore) {
@@ -392,7 +414,7 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	left, err := export.WriteColmapText(dir, res.Sets, ms)
+	left, err := export.WriteColmapText(dir, res.Output(), ms)
 	switch {
 	case err != nil:
 		holds := "database.db holds every image"
@@ -413,7 +435,7 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 		return err
 	}
 	pairs, dropped := export.ColmapPairs(res, ms)
-	db := export.ColmapDatabase{Sets: res.Sets, Cameras: cams, CameraOf: camOf, Pairs: pairs}
+	db := export.ColmapDatabase{Sets: res.Output(), Cameras: cams, CameraOf: camOf, Pairs: pairs}
 	if err := db.Write(filepath.Join(dir, "database.db")); err != nil {
 		return err
 	}

@@ -1,0 +1,191 @@
+package refine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Observation is one keypoint of a track: its image, its index there, and
+// its frame, whose position Tracks updates.
+type Observation struct {
+	Image, Keypoint int
+	Frame           Frame
+}
+
+// Stats counts what Tracks did with the observations it was given.
+type Stats struct {
+	// Tracks refined (2+ observations in distinct images) and their
+	// observations other than the references.
+	Tracks, Observations int
+	// Moved observations, and why the others stayed: the reference patch
+	// or its warp left an image, the reference patch was flat, the
+	// alignment diverged, ended below the minimum correlation, or moved
+	// beyond the maximum shift.
+	Moved, Border, Flat, Diverged, Low, Far int
+}
+
+func (s *Stats) count(err error) {
+	switch err {
+	case nil:
+		s.Moved++
+	case ErrBorder:
+		s.Border++
+	case ErrFlat:
+		s.Flat++
+	case ErrLow:
+		s.Low++
+	case ErrFar:
+		s.Far++
+	default:
+		s.Diverged++
+	}
+}
+
+// Reference returns the index in t of its reference observation: the one
+// of median scale (of an even count, the lower middle), ties going to the
+// lower image, so that every scale ratio to it is as near 1 as the track
+// allows.
+func Reference(t []Observation) int {
+	idx := make([]int, len(t))
+	for k := range idx {
+		idx[k] = k
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		sa, sb := t[a].Frame.Scale, t[b].Frame.Scale
+		switch {
+		case sa < sb:
+			return -1
+		case sa > sb:
+			return 1
+		}
+		return t[a].Image - t[b].Image
+	})
+	return idx[(len(t)-1)/2]
+}
+
+// Tracks refines every track of 2+ observations in distinct images
+// (others are left alone): each non-reference observation is aligned to
+// its track's reference (Reference) and, when the alignment holds, moved
+// (its Frame.X and Frame.Y updated in place). load returns image i
+// prepared; it is called at most twice per image, and at most workers
+// images' worth of alignments run at once, so memory is one image plus
+// the reference patches (at most (2·MaxRadius+1)² float32 per track).
+// Results do not depend on workers. progress, if set, gets (done, total)
+// over both passes.
+func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(i int) (*Image, error), o Options, workers int, progress func(done, total int)) (Stats, error) {
+	var st Stats
+	if err := o.Validate(); err != nil {
+		return st, err
+	}
+	o = o.withDefaults()
+	workers = max(workers, 1)
+	ref := make([]int, len(tracks))
+	refsIn := make([][]int, nImages) // tracks whose reference is in image i
+	obsIn := make([][][2]int, nImages)
+	for ti, t := range tracks {
+		ref[ti] = -1
+		if len(t) < 2 {
+			continue
+		}
+		seen := map[int]bool{}
+		ok := true
+		for _, ob := range t {
+			if ob.Image < 0 || ob.Image >= nImages {
+				return st, fmt.Errorf("refine: track %d: image %d of %d", ti, ob.Image, nImages)
+			}
+			if seen[ob.Image] {
+				ok = false
+			}
+			seen[ob.Image] = true
+		}
+		if !ok {
+			continue
+		}
+		ref[ti] = Reference(t)
+		st.Tracks++
+		st.Observations += len(t) - 1
+		refsIn[t[ref[ti]].Image] = append(refsIn[t[ref[ti]].Image], ti)
+		for k, ob := range t {
+			if k != ref[ti] {
+				obsIn[ob.Image] = append(obsIn[ob.Image], [2]int{ti, k})
+			}
+		}
+	}
+	total, done := 2*nImages, 0
+	step := func() {
+		done++
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	tmpl := make([]*Template, len(tracks))
+	tmplErr := make([]error, len(tracks))
+	for i := 0; i < nImages; i++ {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if len(refsIn[i]) > 0 {
+			im, err := load(i)
+			if err != nil {
+				return st, err
+			}
+			for _, ti := range refsIn[i] {
+				tmpl[ti], tmplErr[ti] = NewTemplate(im, tracks[ti][ref[ti]].Frame, o)
+			}
+		}
+		step()
+	}
+	type result struct {
+		x, y float64
+		err  error
+	}
+	for i := 0; i < nImages; i++ {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		obs := obsIn[i]
+		if len(obs) == 0 {
+			step()
+			continue
+		}
+		im, err := load(i)
+		if err != nil {
+			return st, err
+		}
+		res := make([]result, len(obs))
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for k := w; k < len(obs); k += workers {
+					if k%64 == 0 && ctx.Err() != nil {
+						return
+					}
+					ti, oi := obs[k][0], obs[k][1]
+					if tmplErr[ti] != nil {
+						res[k].err = tmplErr[ti]
+						continue
+					}
+					x, y, _, err := tmpl[ti].Align(im, tracks[ti][oi].Frame, o)
+					res[k] = result{x, y, err}
+				}
+			}(w)
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		for k, r := range res {
+			st.count(r.err)
+			if r.err == nil {
+				f := &tracks[obs[k][0]][obs[k][1]].Frame
+				f.X, f.Y = r.x, r.y
+			}
+		}
+		step()
+	}
+	return st, nil
+}
