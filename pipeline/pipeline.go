@@ -115,8 +115,9 @@ type Options struct {
 	// Refine moves the observations of every track of 2+ views onto its
 	// reference observation's scene point (package refine: each keypoint's
 	// patch aligned to the reference's by ECC), with the options in
-	// Refinement. It reads every image again, so it needs Images with
-	// paths (Run, or Match given them); Result.Refined holds the moved
+	// Refinement. It reads every image again, so it runs only when every
+	// Image has a Path (Run, or Match given them; otherwise it is skipped
+	// and Result.Refined stays nil); Result.Refined holds the moved
 	// keypoints, Result.Sets stays as extracted.
 	Refine     bool
 	Refinement refine.Options
@@ -681,7 +682,7 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 	}
 	for _, im := range r.Images {
 		if im.Path == "" {
-			return fmt.Errorf("refine: image %s has no file to read", im.Name)
+			return nil // feature sets without files (Match's callers): nothing to read
 		}
 	}
 	load := func(i int) (*refine.Image, error) {
