@@ -81,7 +81,7 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 		}
 		byPair[[2]int{a, b}] = append(byPair[[2]int{a, b}], [2]int{ka, kb})
 	}
-	kept := 0
+	kept, sets := 0, res.Output()
 	for k := range res.Verified {
 		v := &res.Verified[k]
 		if v.Model == pairwise.NoModel {
@@ -112,7 +112,7 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 		}
 		thr := res.Threshold(v.I, v.J)
 		for _, kk := range byPair[[2]int{lo, hi}] {
-			a, b := keypointPoint(res.Output()[lo], kk[0]), keypointPoint(res.Output()[hi], kk[1])
+			a, b := keypointPoint(sets[lo], kk[0]), keypointPoint(sets[hi], kk[1])
 			if v.I > v.J {
 				a, b = b, a
 			}

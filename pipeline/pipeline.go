@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -461,6 +460,11 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	if err := opts.Pairs.validate(); err != nil {
 		return nil, err
 	}
+	if opts.Refine {
+		if err := opts.Refinement.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	r := &Result{Images: images, Sets: sets}
 	counts := make([]int, len(sets))
 	for i, s := range sets {
@@ -660,6 +664,11 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 
 // refineTracks runs package refine on r.Item's tracks and fills r.Refined.
 func refineTracks(ctx context.Context, r *Result, opts Options) error {
+	for _, im := range r.Images {
+		if im.Path == "" {
+			return nil // feature sets without files (Match's callers): nothing to read
+		}
+	}
 	off := r.Offsets()
 	byItem := map[int][]refine.Observation{}
 	var order []int
@@ -680,11 +689,6 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 	for t, g := range order {
 		tracks[t] = byItem[g]
 	}
-	for _, im := range r.Images {
-		if im.Path == "" {
-			return nil // feature sets without files (Match's callers): nothing to read
-		}
-	}
 	load := func(i int) (*refine.Image, error) {
 		img, err := imagefile.Open(r.Images[i].Path, opts.Features.MaxPixels)
 		if err != nil {
@@ -697,11 +701,7 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 		}
 		return refine.NewImage(g), nil
 	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	st, err := refine.Tracks(ctx, len(r.Sets), tracks, load, opts.Refinement, workers, stageProgress(opts.Progress, StageRefine))
+	st, err := refine.Tracks(ctx, len(r.Sets), tracks, load, opts.Refinement, opts.Workers, stageProgress(opts.Progress, StageRefine))
 	if err != nil {
 		return err
 	}

@@ -244,15 +244,17 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 	iw := make([]float64, N)
 	jac := make([][6]float64, N)
 	rho, last := -1.0, -o.Epsilon // as OpenCV: the first test passes
-	// warp samples im under p into iw and jac; false when a pixel leaves it.
-	warp := func() (mean, norm float64, ok bool) {
+	// warp samples im under p into iw (zero-mean) and jac and returns iw's
+	// norm; false when a pixel leaves im.
+	warp := func() (norm float64, ok bool) {
+		var mean float64
 		k := 0
 		for v := -t.R; v <= t.R; v++ {
 			for u := -t.R; u <= t.R; u++ {
 				fu, fv := float64(u), float64(v)
 				wx, wy := p[0]*fu+p[1]*fv+p[2], p[3]*fu+p[4]*fv+p[5]
 				if !im.inside(wx, wy) {
-					return 0, 0, false
+					return 0, false
 				}
 				val, gx, gy := im.sample(wx, wy)
 				iw[k] = val
@@ -266,10 +268,10 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 			iw[k] -= mean
 			norm += iw[k] * iw[k]
 		}
-		return mean, math.Sqrt(norm), true
+		return math.Sqrt(norm), true
 	}
 	for it := 0; it < o.Iterations && math.Abs(rho-last) >= o.Epsilon; it++ {
-		_, inorm, ok := warp()
+		inorm, ok := warp()
 		if !ok {
 			return 0, 0, 0, ErrBorder
 		}
@@ -337,7 +339,7 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		}
 	}
 	// The correlation at the final warp.
-	_, inorm, ok := warp()
+	inorm, ok := warp()
 	if !ok {
 		return 0, 0, 0, ErrBorder
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
+
+	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
 // Observation is one keypoint of a track: its image, its index there, and
@@ -69,10 +70,10 @@ func Reference(t []Observation) int {
 // (others are left alone): each non-reference observation is aligned to
 // its track's reference (Reference) and, when the alignment holds, moved
 // (its Frame.X and Frame.Y updated in place). load returns image i
-// prepared; it is called at most twice per image, and at most workers
-// images' worth of alignments run at once, so memory is one image plus
-// the reference patches (at most (2·MaxRadius+1)² float32 per track).
-// Results do not depend on workers. progress, if set, gets (done, total)
+// prepared; it is called at most twice per image, one image at a time,
+// whose alignments run on workers goroutines (0 means GOMAXPROCS), so
+// memory is one image plus the reference patches (at most
+// (2·MaxRadius+1)² float32 per track). Results do not depend on workers. progress, if set, gets (done, total)
 // over both passes.
 func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(i int) (*Image, error), o Options, workers int, progress func(done, total int)) (Stats, error) {
 	var st Stats
@@ -80,7 +81,6 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 		return st, err
 	}
 	o = o.withDefaults()
-	workers = max(workers, 1)
 	ref := make([]int, len(tracks))
 	refsIn := make([][]int, nImages) // tracks whose reference is in image i
 	obsIn := make([][][2]int, nImages)
@@ -155,26 +155,15 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 			return st, err
 		}
 		res := make([]result, len(obs))
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				for k := w; k < len(obs); k += workers {
-					if k%64 == 0 && ctx.Err() != nil {
-						return
-					}
-					ti, oi := obs[k][0], obs[k][1]
-					if tmplErr[ti] != nil {
-						res[k].err = tmplErr[ti]
-						continue
-					}
-					x, y, _, err := tmpl[ti].Align(im, tracks[ti][oi].Frame, o)
-					res[k] = result{x, y, err}
-				}
-			}(w)
-		}
-		wg.Wait()
+		pool.ForEach(ctx, len(obs), workers, nil, func(k int) {
+			ti, oi := obs[k][0], obs[k][1]
+			if tmplErr[ti] != nil {
+				res[k].err = tmplErr[ti]
+				return
+			}
+			x, y, _, err := tmpl[ti].Align(im, tracks[ti][oi].Frame, o)
+			res[k] = result{x, y, err}
+		})
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
@@ -273,13 +274,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // (database.db's); and the tracks each stage's matches chain into under
 // the true cameras, which also sees the errors along epipolar lines.
 func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, []eval.TrackScore, error) {
-	points := make([][]eval.Point, len(res.Sets))
+	points := keypointPoints(res.Sets)
 	have := 0
-	for i, s := range res.Sets {
-		points[i] = make([]eval.Point, s.Len())
-		for k, kp := range s.Keypoints {
-			points[i][k] = eval.Point{X: float64(kp.X), Y: float64(kp.Y)}
-		}
+	for _, s := range res.Sets {
 		if _, ok := gt[s.Image]; ok {
 			have++
 		}
@@ -376,19 +373,25 @@ func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string
 	if res.Refined != nil && res.Verified != nil {
 		// The exported matches again, at the refined keypoints (what
 		// database.db holds).
-		moved := make([][]eval.Point, len(res.Refined))
-		for i, s := range res.Refined {
-			moved[i] = make([]eval.Point, s.Len())
-			for k, kp := range s.Keypoints {
-				moved[i][k] = eval.Point{X: float64(kp.X), Y: float64(kp.Y)}
-			}
-		}
+		moved := keypointPoints(res.Refined)
 		st := stages[len(stages)-1]
 		st.Name = "refined"
 		sc = append(sc, eval.ScoreStages([]eval.StageMatches{st}, moved, truth)...)
 		tr = append(tr, eval.ScoreTracks([]eval.StageMatches{st}, moved, proj)...)
 	}
 	return sc, tr, nil
+}
+
+// keypointPoints returns every image's keypoint positions.
+func keypointPoints(sets []*features.Set) [][]eval.Point {
+	points := make([][]eval.Point, len(sets))
+	for i, s := range sets {
+		points[i] = make([]eval.Point, s.Len())
+		for k, kp := range s.Keypoints {
+			points[i][k] = eval.Point{X: float64(kp.X), Y: float64(kp.Y)}
+		}
+	}
+	return points
 }
 
 func printStageScores(w io.Writer, sc []eval.StageScore, tr []eval.TrackScore) {
