@@ -20,6 +20,13 @@
 # REFINE_PP=1 adds a third setting, "uncal+pp": each pipeline's
 # uncalibrated database reconstructed again with the mapper refining the
 # principal point (--Mapper.ba_refine_principal_point 1).
+# PERTURB=N runs the mapper N more times on clearmatch's database with a
+# share PERTURB_FRAC (0.03) of its verified matches dropped at random
+# (seeds 1..N), and adds their median row: `colmap mapper` is
+# deterministic on a database, and its result moves by several percent
+# with small changes of the matches, so one run does not say on which
+# side of COLMAP's own runs a scene lies. COLMAP_RUNS=0 runs clearmatch
+# alone (to compare flags against COLMAP rows of an earlier run).
 set -euo pipefail
 scene=${1:?usage: sfm-side-by-side.sh SCENE [OUTDIR] [-- MATCH_FLAGS...]}
 shift
@@ -74,23 +81,42 @@ import json,sys; r=json.load(sys.stdin); t=r['database_tracks']
 print(f\"{r['position_error']['median']*1000:.2f} {r['position_error']['max']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r['mean_reprojection_error_px']:.3f} {t['precision_2px']:.3f}\")"
 }
 
-# colmap_rows SETTING ROW...: COLMAP alone's rows of one setting, one a
-# run, and with several runs their median: the run of median position
-# error, with the median rotation error of the runs.
-colmap_rows() {
-	local setting=$1 med rmed k
-	shift
+# median_rows SETTING PIPELINE ROW...: one row a run, and with several
+# runs their median: the run of median position error, with the median
+# rotation error of the runs.
+median_rows() {
+	local setting=$1 name=$2 med rmed k
+	shift 2
 	if [ $# = 1 ]; then
-		rows+=("$setting colmap $1")
+		rows+=("$setting $name $1")
 		return
 	fi
 	local r=("$@")
-	for k in "${!r[@]}"; do rows+=("$setting colmap-run$((k + 1)) ${r[$k]}"); done
+	for k in "${!r[@]}"; do rows+=("$setting $name-run$((k + 1)) ${r[$k]}"); done
 	med=$(printf '%s\n' "${r[@]}" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p")
 	rmed=$(printf '%s\n' "${r[@]}" | sort -g -k3,3 | sed -n "$((($# + 1) / 2))p" | cut -d' ' -f3)
 	# shellcheck disable=SC2086
 	set -- $med
-	rows+=("$setting colmap-median $1 $2 $rmed $4 $5 $6 $7 -")
+	rows+=("$setting $name-median $1 $2 $rmed $4 $5 $6 $7 -")
+}
+
+# drop_matches SRC OUT SEED FRAC: a copy of database SRC with each
+# verified match dropped with probability FRAC (Python's random, seeded).
+drop_matches() {
+	python3 - "$@" <<'PY'
+import array, random, shutil, sqlite3, sys
+src, out, seed, frac = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+shutil.copyfile(src, out)
+rng = random.Random(seed)
+db = sqlite3.connect(out)
+for pid, data in db.execute('select pair_id, data from two_view_geometries where rows > 0 order by pair_id').fetchall():
+    a = array.array('I')
+    a.frombytes(data)
+    keep = [k for k in range(len(a) // 2) if rng.random() >= frac]
+    b = array.array('I', [a[i] for k in keep for i in (2 * k, 2 * k + 1)])
+    db.execute('update two_view_geometries set rows = ?, data = ? where pair_id = ?', (len(keep), b.tobytes(), pid))
+db.commit()
+PY
 }
 
 rows=()
@@ -110,6 +136,18 @@ for setting in calibrated uncalibrated; do
 	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse" "${mflags[@]}" > "$d/cm-mapper.log" 2>&1 || true
 	t2=$(now)
 	rows+=("$setting clearmatch $(score "$d/cm-sparse" "$d/cm/colmap/database.db") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+	# PERTURB=N: the same database with 3% of its matches dropped, N seeds.
+	drows=()
+	for k in $(seq 1 "${PERTURB:-0}"); do
+		ddb=$d/cm-drop$k.db
+		drop_matches "$d/cm/colmap/database.db" "$ddb" "$k" "${PERTURB_FRAC:-0.03}"
+		mkdir -p "$d/cm-sparse-drop$k"
+		t1=$(now)
+		colmap mapper --database_path "$ddb" --image_path "$images" --output_path "$d/cm-sparse-drop$k" "${mflags[@]}" > "$d/cm-mapper-drop$k.log" 2>&1 || true
+		t2=$(now)
+		drows+=("$(score "$d/cm-sparse-drop$k" "$ddb") 0+$(secs "$t1" "$t2")")
+	done
+	if [ ${#drows[@]} -gt 0 ]; then median_rows "$setting" cm-drop "${drows[@]}"; fi
 	# COLMAP alone, COLMAP_RUNS times (its matcher is not deterministic:
 	# the issue's protocol takes the median of three).
 	crows=()
@@ -125,7 +163,7 @@ for setting in calibrated uncalibrated; do
 		t2=$(now)
 		crows+=("$(score "$d/colmap-sparse$k" "$db") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 	done
-	colmap_rows "$setting" "${crows[@]}"
+	if [ ${#crows[@]} -gt 0 ]; then median_rows "$setting" colmap "${crows[@]}"; fi
 	# REFINE_PP=1: the same uncalibrated databases once more, with the
 	# mapper refining the principal point (COLMAP keeps it at the image
 	# centre by default). Only the mapper runs again.
@@ -144,7 +182,7 @@ for setting in calibrated uncalibrated; do
 			t2=$(now)
 			prows+=("$(score "$d/colmap-sparse-pp$k" "$d/colmap$k.db") 0+$(secs "$t1" "$t2")")
 		done
-		colmap_rows uncal+pp "${prows[@]}"
+		if [ ${#prows[@]} -gt 0 ]; then median_rows uncal+pp colmap "${prows[@]}"; fi
 	fi
 done
 
