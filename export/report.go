@@ -57,14 +57,17 @@ type Report struct {
 	CutAssociations  int                          `json:"cut_associations"`
 	Tracks           int                          `json:"tracks"`
 	// CompletedObservations were added to CLEAR's tracks by completion.
-	CompletedObservations int                `json:"completed_observations"`
-	ConsistentMatches     int                `json:"consistent_matches"`
-	CacheHits             int                `json:"cache_hits"`
-	PairCacheHits         [2]int             `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
-	DescriptorLoads       int64              `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
-	PairSelection         PairSelection      `json:"pair_selection"`
-	Pairs                 []PairReport       `json:"pairs"`
-	TimingSeconds         map[string]float64 `json:"timing_s"`
+	CompletedObservations int `json:"completed_observations"`
+	// UnconfirmedObservations of those were taken out again by
+	// refinement: their patch did not align with the track's reference.
+	UnconfirmedObservations int                `json:"unconfirmed_observations"`
+	ConsistentMatches       int                `json:"consistent_matches"`
+	CacheHits               int                `json:"cache_hits"`
+	PairCacheHits           [2]int             `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
+	DescriptorLoads         int64              `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
+	PairSelection           PairSelection      `json:"pair_selection"`
+	Pairs                   []PairReport       `json:"pairs"`
+	TimingSeconds           map[string]float64 `json:"timing_s"`
 }
 
 // NewReport summarizes a run whose tracks and consistent matches are t and
@@ -75,7 +78,7 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
 		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), CompletedObservations: r.Completed, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
+		Tracks: len(t.Tracks), CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),

@@ -300,6 +300,12 @@ type Result struct {
 	// added), otherwise Clear.Item itself.
 	Item      []int
 	Completed int
+	// Unconfirmed counts the observations completion added that
+	// refinement took out again (Options.Refine): their patch did not
+	// align with the track's reference (refine.ErrDiverged, ErrLow or
+	// ErrFar), so the keypoint is not the track's scene point. Item no
+	// longer holds them; Completed still counts them.
+	Unconfirmed int
 	// Refined, when Options.Refine, holds each image's features with the
 	// keypoints of Item's tracks moved by refinement (descriptors shared
 	// with Sets); Refinement counts what was moved. Output returns it.
@@ -682,7 +688,8 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 				order = append(order, g)
 			}
 			byItem[g] = append(byItem[g], refine.Observation{Image: i, Keypoint: k,
-				Frame: refine.Frame{X: float64(kp.X), Y: float64(kp.Y), Scale: float64(kp.Size) / 2, Angle: float64(kp.Angle)}})
+				Frame:     refine.Frame{X: float64(kp.X), Y: float64(kp.Y), Scale: float64(kp.Size) / 2, Angle: float64(kp.Angle)},
+				Tentative: g != r.Clear.Item[off[i]+k]})
 		}
 	}
 	tracks := make([][]refine.Observation, len(order))
@@ -706,6 +713,19 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 		return err
 	}
 	r.Refinement = st
+	r.applyRefinement(tracks)
+	return nil
+}
+
+// applyRefinement fills r.Refined from refined tracks: each observation at
+// its frame's position, except the tentative ones (added by completion)
+// whose patch did not align with the reference (diverged, low correlation
+// or too far: the keypoint is another point that looks alike; on
+// herz-jesus-p25 half of them are more than 2 px off the true track).
+// Those go back to CLEAR's item (Item must then be completion's own slice,
+// not Clear.Item) and are counted in Unconfirmed.
+func (r *Result) applyRefinement(tracks [][]refine.Observation) {
+	off := r.Offsets()
 	r.Refined = make([]*features.Set, len(r.Sets))
 	for i, s := range r.Sets {
 		c := *s
@@ -714,11 +734,16 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 	}
 	for _, t := range tracks {
 		for _, ob := range t {
+			if ob.Tentative && (ob.Err == refine.ErrDiverged || ob.Err == refine.ErrLow || ob.Err == refine.ErrFar) {
+				g := off[ob.Image] + ob.Keypoint
+				r.Item[g] = r.Clear.Item[g]
+				r.Unconfirmed++
+				continue
+			}
 			kp := &r.Refined[ob.Image].Keypoints[ob.Keypoint]
 			kp.X, kp.Y = float32(ob.Frame.X), float32(ob.Frame.Y)
 		}
 	}
-	return nil
 }
 
 // pixelScale is how many full-resolution pixels one pixel of the

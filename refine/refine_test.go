@@ -116,21 +116,30 @@ func TestTemplateRefusals(t *testing.T) {
 
 func TestReference(t *testing.T) {
 	for _, tc := range []struct {
-		scales []float64
-		images []int
-		want   int
+		scales    []float64
+		images    []int
+		tentative []bool
+		want      int
 	}{
-		{[]float64{3, 1, 2}, []int{0, 1, 2}, 2},
-		{[]float64{1, 2}, []int{0, 1}, 0},
-		{[]float64{2, 2, 2}, []int{5, 1, 3}, 2},
-		{[]float64{4, 1, 3, 2}, []int{0, 1, 2, 3}, 3},
+		{[]float64{3, 1, 2}, []int{0, 1, 2}, nil, 2},
+		{[]float64{1, 2}, []int{0, 1}, nil, 0},
+		{[]float64{2, 2, 2}, []int{5, 1, 3}, nil, 2},
+		{[]float64{4, 1, 3, 2}, []int{0, 1, 2, 3}, nil, 3},
+		// Tentative observations are never the reference...
+		{[]float64{3, 1, 2}, []int{0, 1, 2}, []bool{false, false, true}, 1},
+		{[]float64{4, 1, 3, 2}, []int{0, 1, 2, 3}, []bool{false, true, false, false}, 2},
+		// ...unless all are.
+		{[]float64{3, 1, 2}, []int{0, 1, 2}, []bool{true, true, true}, 2},
 	} {
 		tr := make([]Observation, len(tc.scales))
 		for k := range tr {
 			tr[k] = Observation{Image: tc.images[k], Frame: Frame{Scale: tc.scales[k]}}
+			if tc.tentative != nil {
+				tr[k].Tentative = tc.tentative[k]
+			}
 		}
 		if got := Reference(tr); got != tc.want {
-			t.Errorf("scales %v images %v: %d, want %d", tc.scales, tc.images, got, tc.want)
+			t.Errorf("scales %v images %v tentative %v: %d, want %d", tc.scales, tc.images, tc.tentative, got, tc.want)
 		}
 	}
 }
@@ -166,6 +175,11 @@ func TestTracks(t *testing.T) {
 		if tr[0][0].Frame.X != 100 || tr[1][0].Frame.X != 50 || tr[2][1].Frame.X != 2 {
 			t.Fatalf("moved what it should not: %+v", tr)
 		}
+		// Err says what happened to each aligned observation; the
+		// references and the one-view track keep nil.
+		if tr[0][1].Err != nil || tr[2][1].Err != ErrBorder || tr[0][0].Err != nil || tr[1][0].Err != nil || tr[2][0].Err != nil {
+			t.Fatalf("errors %v %v %v %v %v", tr[0][0].Err, tr[0][1].Err, tr[1][0].Err, tr[2][0].Err, tr[2][1].Err)
+		}
 		if want != nil && tr[0][1] != want[0][1] {
 			t.Fatalf("workers change the result: %+v vs %+v", tr[0][1], want[0][1])
 		}
@@ -173,6 +187,18 @@ func TestTracks(t *testing.T) {
 	}
 	if loads > 8 {
 		t.Errorf("%d image loads for 2 images and 2 runs", loads)
+	}
+	// A tentative observation of lower scale is aligned to the track's
+	// other observation, not the other way round: the reference stays.
+	tr := [][]Observation{{
+		{Image: 0, Keypoint: 4, Frame: Frame{X: 100, Y: 100, Scale: 2}, Tentative: true},
+		{Image: 1, Keypoint: 9, Frame: Frame{X: 99.6, Y: 100.3, Scale: 2.5}},
+	}}
+	if _, err := Tracks(context.Background(), 2, tr, load, Options{}, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f := tr[0][1].Frame; f.X != 99.6 || f.Y != 100.3 || tr[0][0].Err != nil {
+		t.Fatalf("the verified observation moved to (%v, %v), or the tentative one failed: %v", f.X, f.Y, tr[0][0].Err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -13,6 +13,15 @@ import (
 type Observation struct {
 	Image, Keypoint int
 	Frame           Frame
+	// Tentative marks an observation that joined its track without a
+	// verified match (track completion): it is never the reference, and
+	// Err says whether its patch aligned with the reference's, which is
+	// the evidence the caller keeps it or not on.
+	Tentative bool
+	// Err is set by Tracks for every observation it aligned: nil when it
+	// moved, else why it stayed (ErrBorder, ErrFlat, ErrDiverged, ErrLow,
+	// ErrFar). References and tracks left alone keep nil.
+	Err error
 }
 
 // Stats counts what Tracks did with the observations it was given.
@@ -44,14 +53,22 @@ func (s *Stats) count(err error) {
 	}
 }
 
-// Reference returns the index in t of its reference observation: the one
-// of median scale (of an even count, the lower middle), ties going to the
-// lower image, so that every scale ratio to it is as near 1 as the track
-// allows.
+// Reference returns the index in t of its reference observation: of the
+// observations that are not Tentative (all of them if every one is), the
+// one of median scale (of an even count, the lower middle), ties going to
+// the lower image, so that every scale ratio to it is as near 1 as the
+// track allows.
 func Reference(t []Observation) int {
-	idx := make([]int, len(t))
-	for k := range idx {
-		idx[k] = k
+	idx := make([]int, 0, len(t))
+	for k := range t {
+		if !t[k].Tentative {
+			idx = append(idx, k)
+		}
+	}
+	if len(idx) == 0 {
+		for k := range t {
+			idx = append(idx, k)
+		}
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
 		sa, sb := t[a].Frame.Scale, t[b].Frame.Scale
@@ -63,7 +80,7 @@ func Reference(t []Observation) int {
 		}
 		return t[a].Image - t[b].Image
 	})
-	return idx[(len(t)-1)/2]
+	return idx[(len(idx)-1)/2]
 }
 
 // Tracks refines every track of 2+ observations in distinct images
@@ -85,6 +102,9 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 	refsIn := make([][]int, nImages) // tracks whose reference is in image i
 	obsIn := make([][][2]int, nImages)
 	for ti, t := range tracks {
+		for k := range t {
+			t[k].Err = nil
+		}
 		ref[ti] = -1
 		if len(t) < 2 {
 			continue
@@ -169,9 +189,10 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 		}
 		for k, r := range res {
 			st.count(r.err)
+			ob := &tracks[obs[k][0]][obs[k][1]]
+			ob.Err = r.err
 			if r.err == nil {
-				f := &tracks[obs[k][0]][obs[k][1]].Frame
-				f.X, f.Y = r.x, r.y
+				ob.Frame.X, ob.Frame.Y = r.x, r.y
 			}
 		}
 		step()

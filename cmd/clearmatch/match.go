@@ -205,8 +205,8 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if o.pipe.Refine {
 		st := res.Refinement
-		fmt.Fprintf(stderr, "refine   %d of %d observations moved in %d tracks (%d near a border, %d flat, %d diverged, %d low correlation, %d too far), %v\n",
-			st.Moved, st.Observations, st.Tracks, st.Border, st.Flat, st.Diverged, st.Low, st.Far, res.Timing.Refine.Round(1e6))
+		fmt.Fprintf(stderr, "refine   %d of %d observations moved in %d tracks (%d near a border, %d flat, %d diverged, %d low correlation, %d too far; %d completed ones taken out), %v\n",
+			st.Moved, st.Observations, st.Tracks, st.Border, st.Flat, st.Diverged, st.Low, st.Far, res.Unconfirmed, res.Timing.Refine.Round(1e6))
 	}
 	tracks, ms := export.Build(res.Output(), eval.MinTrack(res.Item, o.minTrack))
 	// The stage is published whole at the end, so the two large files

@@ -179,6 +179,9 @@ func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []e
 	completed := ""
 	if r.Completed > 0 {
 		completed = fmt.Sprintf(" (%d observations added by completion)", r.Completed)
+		if r.Unconfirmed > 0 {
+			completed = fmt.Sprintf(" (%d observations added by completion, %d of them taken out by refinement)", r.Completed, r.Unconfirmed)
+		}
 	}
 	fmt.Fprintf(w, "components %d (largest %d%s), universe %d, tracks %d (min %d observations)%s, consistent matches %d\n",
 		c.Components, c.LargestComponent, split, c.UniverseSize, len(t.Tracks), minTrack, completed, len(ms))
