@@ -36,10 +36,19 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then out=$1; shift; fi
 extra=("$@")
 cm=${CLEARMATCH:-bin/clearmatch}
 runs=${COLMAP_RUNS:-1}
+perturb=${PERTURB:-0}
+frac=${PERTURB_FRAC:-0.03}
+for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb"; do
+	[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "sfm-side-by-side.sh: $v: want a whole number ≥ 0" >&2; exit 2; }
+done
+[[ $frac =~ ^0?\.[0-9]+$ ]] || { echo "sfm-side-by-side.sh: PERTURB_FRAC=$frac: want a fraction in [0, 1), such as 0.03" >&2; exit 2; }
 export QT_QPA_PLATFORM=offscreen
-mkdir -p "$out"
 images=$scene/images
 gt=$scene/gt_cameras
+for d in "$images" "$gt"; do
+	[ -d "$d" ] || { echo "sfm-side-by-side.sh: $d: no such folder (SCENE holds images/ and gt_cameras/)" >&2; exit 2; }
+done
+mkdir -p "$out"
 
 # The true K at the images' size: scale by width; the pixel-centre
 # convention moves the principal point by (s - 1)/2 (centres at integers,
@@ -138,9 +147,9 @@ for setting in calibrated uncalibrated; do
 	rows+=("$setting clearmatch $(score "$d/cm-sparse" "$d/cm/colmap/database.db") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 	# PERTURB=N: the same database with 3% of its matches dropped, N seeds.
 	drows=()
-	for k in $(seq 1 "${PERTURB:-0}"); do
+	for k in $(seq 1 "$perturb"); do
 		ddb=$d/cm-drop$k.db
-		drop_matches "$d/cm/colmap/database.db" "$ddb" "$k" "${PERTURB_FRAC:-0.03}"
+		drop_matches "$d/cm/colmap/database.db" "$ddb" "$k" "$frac"
 		mkdir -p "$d/cm-sparse-drop$k"
 		t1=$(now)
 		colmap mapper --database_path "$ddb" --image_path "$images" --output_path "$d/cm-sparse-drop$k" "${mflags[@]}" > "$d/cm-mapper-drop$k.log" 2>&1 || true
