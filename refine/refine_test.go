@@ -208,4 +208,15 @@ func TestTracks(t *testing.T) {
 	if _, err := Tracks(context.Background(), 1, mk(), load, Options{}, 1, nil); err == nil {
 		t.Error("an observation in image 1 of 1: no error")
 	}
+	// A failed load (here image 1's, in the second pass) is Tracks' error.
+	bad := errors.New("image 1: unreadable")
+	failing := func(i int) (*Image, error) {
+		if i == 1 {
+			return nil, bad
+		}
+		return imgs[i], nil
+	}
+	if _, err := Tracks(context.Background(), 2, mk(), failing, Options{}, 1, nil); err != bad {
+		t.Errorf("failed load: %v, want %v", err, bad)
+	}
 }

@@ -87,11 +87,12 @@ func Reference(t []Observation) int {
 // (others are left alone): each non-reference observation is aligned to
 // its track's reference (Reference) and, when the alignment holds, moved
 // (its Frame.X and Frame.Y updated in place). load returns image i
-// prepared; it is called at most twice per image, one image at a time,
-// whose alignments run on workers goroutines (0 means GOMAXPROCS), so
-// memory is one image plus the reference patches (at most
-// (2·MaxRadius+1)² float32 per track). Results do not depend on workers. progress, if set, gets (done, total)
-// over both passes.
+// prepared; it is called at most twice per image, one image at a time on
+// a goroutine of its own, the next image while the alignments in the
+// current one run on workers goroutines (0 means GOMAXPROCS), so memory is
+// two images plus the reference patches (at most (2·MaxRadius+1)² float32
+// per track). Results do not depend on workers. progress, if set, gets
+// (done, total) over both passes.
 func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(i int) (*Image, error), o Options, workers int, progress func(done, total int)) (Stats, error) {
 	var st Stats
 	if err := o.Validate(); err != nil {
@@ -140,6 +141,22 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 			progress(done, total)
 		}
 	}
+	// The images both passes read, in order; each is loaded while the one
+	// before it is in use.
+	var order []int
+	for i := 0; i < nImages; i++ {
+		if len(refsIn[i]) > 0 {
+			order = append(order, i)
+		}
+	}
+	for i := 0; i < nImages; i++ {
+		if len(obsIn[i]) > 0 {
+			order = append(order, i)
+		}
+	}
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	next := prefetch(lctx, order, load)
 	tmpl := make([]*Template, len(tracks))
 	tmplErr := make([]error, len(tracks))
 	for i := 0; i < nImages; i++ {
@@ -147,7 +164,7 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 			return st, err
 		}
 		if len(refsIn[i]) > 0 {
-			im, err := load(i)
+			im, err := next(i)
 			if err != nil {
 				return st, err
 			}
@@ -170,7 +187,7 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 			step()
 			continue
 		}
-		im, err := load(i)
+		im, err := next(i)
 		if err != nil {
 			return st, err
 		}
@@ -198,4 +215,47 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 		step()
 	}
 	return st, nil
+}
+
+// prefetch loads the images of order one after another on a goroutine and
+// returns a function that gives them in that order (next(i) must ask for
+// order's next image, i): each is loaded while the caller works on the one
+// before, so two images are in memory at most, and a load overlaps the
+// work instead of waiting for it. The goroutine ends after the last image,
+// after a failed load, or when ctx is done.
+func prefetch(ctx context.Context, order []int, load func(i int) (*Image, error)) func(i int) (*Image, error) {
+	type loaded struct {
+		i   int
+		im  *Image
+		err error
+	}
+	ch := make(chan loaded) // unbuffered: one image ahead at most
+	go func() {
+		defer close(ch)
+		for _, i := range order {
+			im, err := load(i)
+			select {
+			case ch <- loaded{i, im, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func(i int) (*Image, error) {
+		select {
+		case l, ok := <-ch:
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("refine: image %d asked for after the last", i)
+			case l.i != i:
+				return nil, fmt.Errorf("refine: image %d asked for, %d loaded", i, l.i)
+			}
+			return l.im, l.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
