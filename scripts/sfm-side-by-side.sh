@@ -27,6 +27,15 @@
 # with small changes of the matches, so one run does not say on which
 # side of COLMAP's own runs a scene lies. COLMAP_RUNS=0 runs clearmatch
 # alone (to compare flags against COLMAP rows of an earlier run).
+# GTBA=1 adds, for every calibrated database (clearmatch's and each of
+# COLMAP's), a row "-gtba": the cameras set to the true ones, the points
+# triangulated from them (colmap point_triangulator), then bundle
+# adjustment of all of it with K fixed (colmap bundle_adjuster), scored the
+# same way. It is where the database's matches pull the cameras from the
+# truth, whatever path the mapper takes: a database whose -gtba error is
+# far above COLMAP's own carries less (or biased) information; one whose
+# mapper error alone is far above its -gtba error lost it on the mapper's
+# way (initial pair, registration order).
 set -euo pipefail
 scene=${1:?usage: sfm-side-by-side.sh SCENE [OUTDIR] [-- MATCH_FLAGS...]}
 shift
@@ -38,7 +47,8 @@ cm=${CLEARMATCH:-bin/clearmatch}
 runs=${COLMAP_RUNS:-1}
 perturb=${PERTURB:-0}
 frac=${PERTURB_FRAC:-0.03}
-for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb"; do
+gtba=${GTBA:-0}
+for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba"; do
 	[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "sfm-side-by-side.sh: $v: want a whole number ≥ 0" >&2; exit 2; }
 done
 [[ $frac =~ ^0?\.[0-9]+$ ]] || { echo "sfm-side-by-side.sh: PERTURB_FRAC=$frac: want a fraction in [0, 1), such as 0.03" >&2; exit 2; }
@@ -128,6 +138,62 @@ db.commit()
 PY
 }
 
+# gt_ba DATABASE OUT: the true cameras (R, C of gt/NAME.camera; the
+# database's own cameras, K fixed), points triangulated from them, then
+# bundle adjustment; the model in OUT/ba.
+gt_ba() {
+	rm -rf "$2"; mkdir -p "$2/gt" "$2/tri" "$2/ba"
+	python3 - "$1" "$gt" "$2/gt" <<'PY'
+import math, sqlite3, struct, sys
+db, gt, out = sys.argv[1:]
+con = sqlite3.connect(db)
+models = {0: 'SIMPLE_PINHOLE', 1: 'PINHOLE', 2: 'SIMPLE_RADIAL', 3: 'RADIAL', 4: 'OPENCV', 6: 'FULL_OPENCV'}
+with open(out + '/cameras.txt', 'w') as f:
+    for cid, model, w, h, params in con.execute('select camera_id, model, width, height, params from cameras'):
+        p = struct.unpack('<%dd' % (len(params) // 8), params)
+        f.write('%d %s %d %d %s\n' % (cid, models[model], w, h, ' '.join(repr(x) for x in p)))
+def quat(R):  # world-to-camera rotation matrix -> (w, x, y, z)
+    t = R[0][0] + R[1][1] + R[2][2]
+    if t > 0:
+        s = 0.5 / math.sqrt(t + 1)
+        return 0.25 / s, (R[2][1] - R[1][2]) * s, (R[0][2] - R[2][0]) * s, (R[1][0] - R[0][1]) * s
+    i = max(range(3), key=lambda k: R[k][k])
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2 * math.sqrt(1 + R[i][i] - R[j][j] - R[k][k])
+    q = [0.0] * 4
+    q[0] = (R[k][j] - R[j][k]) / s
+    q[1 + i] = 0.25 * s
+    q[1 + j] = (R[j][i] + R[i][j]) / s
+    q[1 + k] = (R[k][i] + R[i][k]) / s
+    return tuple(q)
+with open(out + '/images.txt', 'w') as f:
+    for iid, name, cid in con.execute('select image_id, name, camera_id from images'):
+        v = [float(x) for x in open('%s/%s.camera' % (gt, name)).read().split()]
+        Rc = [v[12:15], v[15:18], v[18:21]]  # camera-to-world, as Strecha writes it
+        R = [[Rc[c][r] for c in range(3)] for r in range(3)]
+        C = v[21:24]
+        t = [-sum(R[r][c] * C[c] for c in range(3)) for r in range(3)]
+        f.write('%d %s %s %d %s\n\n' % (iid, ' '.join(repr(x) for x in quat(R)), ' '.join(repr(x) for x in t), cid, name))
+open(out + '/points3D.txt', 'w').close()
+PY
+	if ! colmap point_triangulator --database_path "$1" --image_path "$images" --input_path "$2/gt" --output_path "$2/tri" > "$2/tri.log" 2>&1 ||
+		! colmap bundle_adjuster --input_path "$2/tri" --output_path "$2/ba" --BundleAdjustment.refine_focal_length 0 \
+			--BundleAdjustment.refine_principal_point 0 --BundleAdjustment.refine_extra_params 0 > "$2/ba.log" 2>&1; then
+		rm -rf "$2/ba"
+	fi
+}
+# score_gtba DATABASE OUT: gt_ba's model, scored as a row.
+score_gtba() {
+	gt_ba "$1" "$2"
+	if [ -d "$2/ba" ]; then
+		"$cm" eval-sfm "$2/ba" "$gt" -json -db "$1" | python3 -c "
+import json,sys; r=json.load(sys.stdin); t=r['database_tracks']
+print(f\"{r['position_error']['median']*1000:.2f} {r['position_error']['max']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r['mean_reprojection_error_px']:.3f} {t['precision_2px']:.3f} -\")"
+	else
+		echo "inf inf inf 0 - - - -"
+	fi
+}
+
 rows=()
 for setting in calibrated uncalibrated; do
 	d=$out/$setting
@@ -145,6 +211,9 @@ for setting in calibrated uncalibrated; do
 	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse" "${mflags[@]}" > "$d/cm-mapper.log" 2>&1 || true
 	t2=$(now)
 	rows+=("$setting clearmatch $(score "$d/cm-sparse" "$d/cm/colmap/database.db") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+	if [ "$gtba" != 0 ] && [ $setting = calibrated ]; then
+		rows+=("$setting clearmatch-gtba $(score_gtba "$d/cm/colmap/database.db" "$d/cm-gtba")")
+	fi
 	# PERTURB=N: the same database with 3% of its matches dropped, N seeds.
 	drows=()
 	for k in $(seq 1 "$perturb"); do
@@ -173,6 +242,11 @@ for setting in calibrated uncalibrated; do
 		crows+=("$(score "$d/colmap-sparse$k" "$db") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 	done
 	if [ ${#crows[@]} -gt 0 ]; then median_rows "$setting" colmap "${crows[@]}"; fi
+	if [ "$gtba" != 0 ] && [ $setting = calibrated ]; then
+		grows=()
+		for k in $(seq 1 "$runs"); do grows+=("$(score_gtba "$d/colmap$k.db" "$d/colmap-gtba$k")"); done
+		if [ ${#grows[@]} -gt 0 ]; then median_rows "$setting" colmap-gtba "${grows[@]}"; fi
+	fi
 	# REFINE_PP=1: the same uncalibrated databases once more, with the
 	# mapper refining the principal point (COLMAP keeps it at the image
 	# centre by default). Only the mapper runs again.
@@ -196,9 +270,9 @@ for setting in calibrated uncalibrated; do
 done
 
 echo "scene $scene; K $K (clearmatch), $Kc (COLMAP); outputs in $out"
-printf '%-13s %-11s %9s %9s %9s %8s %7s %7s %8s %s\n' setting pipeline "pos.med" "pos.max" "rot.med" images points "reproj" "tracks" "wall s (match+mapper)"
-printf '%-13s %-11s %9s %9s %9s %8s %7s %7s %8s %s\n' "" "" "mm" "mm" "deg" "" "" "px" "<=2px" ""
+printf '%-13s %-18s %9s %9s %9s %8s %7s %7s %8s %s\n' setting pipeline "pos.med" "pos.max" "rot.med" images points "reproj" "tracks" "wall s (match+mapper)"
+printf '%-13s %-18s %9s %9s %9s %8s %7s %7s %8s %s\n' "" "" "mm" "mm" "deg" "" "" "px" "<=2px" ""
 for r in "${rows[@]}"; do
 	# shellcheck disable=SC2086
-	printf '%-13s %-11s %9s %9s %9s %8s %7s %7s %8s %s\n' $r
+	printf '%-13s %-18s %9s %9s %9s %8s %7s %7s %8s %s\n' $r
 done
