@@ -315,10 +315,11 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		if math.IsNaN(rho) {
 			return 0, 0, 0, ErrDiverged
 		}
-		hi, ok := solve6(H, pi)
+		L, ok := cholesky6(H)
 		if !ok {
 			return 0, 0, 0, ErrDiverged
 		}
+		hi := L.solve(pi)
 		ln := inorm*inorm - dot6(pi, hi)
 		ld := corr - dot6(pt, hi)
 		if ld <= 0 {
@@ -330,10 +331,7 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		for a := 0; a < 6; a++ {
 			e[a] = lambda*pt[a] - pi[a]
 		}
-		dp, ok := solve6(H, e)
-		if !ok {
-			return 0, 0, 0, ErrDiverged
-		}
+		dp := L.solve(e)
 		for a := range p {
 			p[a] += dp[a]
 		}
@@ -369,9 +367,14 @@ func dot6(a, b [6]float64) float64 {
 	return s
 }
 
-// solve6 solves H x = b for a symmetric positive definite H by Cholesky.
-func solve6(H [6][6]float64, b [6]float64) ([6]float64, bool) {
-	var L [6][6]float64
+// chol6 is the Cholesky factor L (lower triangular, H = L Lᵀ) of a
+// symmetric positive definite 6×6 matrix.
+type chol6 [6][6]float64
+
+// cholesky6 factors H; false when H is not (numerically) positive
+// definite. Each Gauss-Newton step solves twice with the same H.
+func cholesky6(H [6][6]float64) (chol6, bool) {
+	var L chol6
 	for i := 0; i < 6; i++ {
 		for j := 0; j <= i; j++ {
 			s := H[i][j]
@@ -380,7 +383,7 @@ func solve6(H [6][6]float64, b [6]float64) ([6]float64, bool) {
 			}
 			if i == j {
 				if !(s > 1e-12) {
-					return [6]float64{}, false
+					return chol6{}, false
 				}
 				L[i][i] = math.Sqrt(s)
 			} else {
@@ -388,6 +391,11 @@ func solve6(H [6][6]float64, b [6]float64) ([6]float64, bool) {
 			}
 		}
 	}
+	return L, true
+}
+
+// solve returns x with L Lᵀ x = b.
+func (L *chol6) solve(b [6]float64) [6]float64 {
 	var y, x [6]float64
 	for i := 0; i < 6; i++ {
 		s := b[i]
@@ -403,5 +411,5 @@ func solve6(H [6][6]float64, b [6]float64) ([6]float64, bool) {
 		}
 		x[i] = s / L[i][i]
 	}
-	return x, true
+	return x
 }
