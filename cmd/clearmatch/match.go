@@ -275,11 +275,13 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // the true cameras, which also sees the errors along epipolar lines.
 func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, []eval.TrackScore, error) {
 	points := keypointPoints(res.Sets)
-	have := 0
-	for _, s := range res.Sets {
-		if _, ok := gt[s.Image]; ok {
-			have++
-		}
+	names, widths := make([]string, len(res.Sets)), make([]int, len(res.Sets))
+	for i, s := range res.Sets {
+		names[i], widths[i] = s.Image, s.Width
+	}
+	proj, have, err := eval.TrueProjections(gt, names, widths)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-gt: %w", err)
 	}
 	if have < 2 {
 		return nil, nil, fmt.Errorf("-gt: fewer than two of the images have a camera there (NAME.camera for image NAME)")
@@ -359,14 +361,6 @@ func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string
 			}
 		}
 		stages = append(stages, exported)
-	}
-	names, widths := make([]string, len(res.Sets)), make([]int, len(res.Sets))
-	for i, s := range res.Sets {
-		names[i], widths[i] = s.Image, s.Width
-	}
-	proj, _, err := eval.TrueProjections(gt, names, widths)
-	if err != nil {
-		return nil, nil, fmt.Errorf("-gt: %w", err)
 	}
 	// The ratio matches chain into a few giant components: no tracks.
 	sc, tr := eval.ScoreStages(stages, points, truth), eval.ScoreTracks(stages[1:], points, proj)
