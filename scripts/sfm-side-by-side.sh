@@ -140,9 +140,9 @@ PY
 
 # gt_ba DATABASE OUT: the true cameras (R, C of gt/NAME.camera; the
 # database's own cameras, K fixed), points triangulated from them, then
-# bundle adjustment; the model in OUT/ba.
+# bundle adjustment; the model in OUT/ba/0 (as the mapper lays it out).
 gt_ba() {
-	rm -rf "$2"; mkdir -p "$2/gt" "$2/tri" "$2/ba"
+	rm -rf "$2"; mkdir -p "$2/gt" "$2/tri" "$2/ba/0"
 	python3 - "$1" "$gt" "$2/gt" <<'PY'
 import math, sqlite3, struct, sys
 db, gt, out = sys.argv[1:]
@@ -177,21 +177,15 @@ with open(out + '/images.txt', 'w') as f:
 open(out + '/points3D.txt', 'w').close()
 PY
 	if ! colmap point_triangulator --database_path "$1" --image_path "$images" --input_path "$2/gt" --output_path "$2/tri" > "$2/tri.log" 2>&1 ||
-		! colmap bundle_adjuster --input_path "$2/tri" --output_path "$2/ba" --BundleAdjustment.refine_focal_length 0 \
+		! colmap bundle_adjuster --input_path "$2/tri" --output_path "$2/ba/0" --BundleAdjustment.refine_focal_length 0 \
 			--BundleAdjustment.refine_principal_point 0 --BundleAdjustment.refine_extra_params 0 > "$2/ba.log" 2>&1; then
-		rm -rf "$2/ba"
+		rm -rf "$2/ba/0"
 	fi
 }
-# score_gtba DATABASE OUT: gt_ba's model, scored as a row.
+# score_gtba DATABASE OUT: gt_ba's model, scored as a row (no wall time).
 score_gtba() {
 	gt_ba "$1" "$2"
-	if [ -d "$2/ba" ]; then
-		"$cm" eval-sfm "$2/ba" "$gt" -json -db "$1" | python3 -c "
-import json,sys; r=json.load(sys.stdin); t=r['database_tracks']
-print(f\"{r['position_error']['median']*1000:.2f} {r['position_error']['max']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r['mean_reprojection_error_px']:.3f} {t['precision_2px']:.3f} -\")"
-	else
-		echo "inf inf inf 0 - - - -"
-	fi
+	echo "$(score "$2/ba" "$1") -"
 }
 
 rows=()
