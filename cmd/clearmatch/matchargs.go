@@ -29,12 +29,24 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-out is required")
 	case len(inputs) == 0:
 		return usagef("no images: give a folder or image files")
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"max-features", p.Features.MaxFeatures}, {"max-dim", p.Features.MaxDim},
+		{"workers", p.Workers}, {"window", p.Match.Window},
+		{"universe", o.universe}, {"min-inliers", p.Verification.MinInliers},
+	} {
+		if f.v < 0 {
+			return usagef("-%s %d: want 0 or more", f.name, f.v)
+		}
+	}
+	switch {
 	case !(p.Match.Ratio > 0 && p.Match.Ratio < 1):
 		return usagef("-ratio %v: want a number in (0, 1)", p.Match.Ratio)
 	case p.Features.MaxPixels <= 0:
 		return usagef("-max-pixels %d: want a positive number of pixels", p.Features.MaxPixels)
-	case p.Features.MaxFeatures < 0 || p.Features.MaxDim < 0 || p.Workers < 0 || p.Match.Window < 0 || o.universe < 0 || p.Verification.MinInliers < 0:
-		return usagef("negative sizes are not allowed")
 	case p.Pairs.K < 1 || p.Pairs.Overlap < 1 || p.Pairs.Rounds < 0:
 		return usagef("-retrieval-k %d, -sequential-overlap %d: want at least 1; -completion-rounds %d: want 0 or more", p.Pairs.K, p.Pairs.Overlap, p.Pairs.Rounds)
 	case o.descMiB < 0:
