@@ -36,8 +36,8 @@
 # far above COLMAP's own carries less (or biased) information; one whose
 # mapper error alone is far above its -gtba error lost it on the mapper's
 # way (initial pair, registration order).
-# FINAL_BA=1 adds, for every mapper model (clearmatch's and each of
-# COLMAP's runs, every setting), a row "+ba": the model once more through
+# FINAL_BA=1 adds, for each mapper model of the two settings (clearmatch's and
+# each of COLMAP's runs; not the drops or uncal+pp), a row "+ba": the model once more through
 # colmap bundle_adjuster, refining what the mapper refined. The mapper's
 # last global refinement runs bundle adjustment, then drops the
 # observations left more than 4 px off, and stops when those are fewer
