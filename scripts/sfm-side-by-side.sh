@@ -36,15 +36,16 @@
 # far above COLMAP's own carries less (or biased) information; one whose
 # mapper error alone is far above its -gtba error lost it on the mapper's
 # way (initial pair, registration order).
-# FINAL_BA=1 adds, for each mapper model of the two settings (clearmatch's and
-# each of COLMAP's runs; not the drops or uncal+pp), a row "+ba": the model once more through
-# colmap bundle_adjuster, refining what the mapper refined. The mapper's
-# last global refinement runs bundle adjustment, then drops the
-# observations left more than 4 px off, and stops when those are fewer
-# than 0.05% of all (--Mapper.ba_global_max_refinement_change): the
-# cameras it writes were fitted with them. A handful of such observations
-# on a weakly held camera can move it by centimetres; "+ba" is the
-# mapper's model without that accident of where it stopped.
+# FINAL_BA=1 adds, for each mapper model of the two settings (clearmatch's
+# and each of COLMAP's runs; not the drops or uncal+pp), a row "+ba": the
+# model once more through colmap bundle_adjuster, refining what the mapper
+# refined. The mapper's last global refinement runs bundle adjustment,
+# then drops the observations left more than 4 px off, and stops when
+# those are fewer than 0.05% of all
+# (--Mapper.ba_global_max_refinement_change): the cameras it writes were
+# fitted with them. A handful of such observations on a weakly held camera
+# can move it by centimetres; "+ba" is the mapper's model without that
+# accident of where it stopped.
 set -euo pipefail
 scene=${1:?usage: sfm-side-by-side.sh SCENE [OUTDIR] [-- MATCH_FLAGS...]}
 shift
