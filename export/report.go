@@ -60,29 +60,36 @@ type Report struct {
 	CompletedObservations int `json:"completed_observations"`
 	// UnconfirmedObservations of those were taken out again by
 	// refinement: their patch did not align with the track's reference.
-	UnconfirmedObservations int                `json:"unconfirmed_observations"`
-	ConsistentMatches       int                `json:"consistent_matches"`
-	CacheHits               int                `json:"cache_hits"`
-	PairCacheHits           [2]int             `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
-	DescriptorLoads         int64              `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
-	PairSelection           PairSelection      `json:"pair_selection"`
-	Pairs                   []PairReport       `json:"pairs"`
-	TimingSeconds           map[string]float64 `json:"timing_s"`
+	UnconfirmedObservations int `json:"unconfirmed_observations"`
+	// WeakPairs is the weak-pair filter's count (-weak-pairs): the pairs
+	// refitted and the observations taken out; omitted when it is off.
+	WeakPairs         *pipeline.WeakStats `json:"weak_pairs,omitempty"`
+	ConsistentMatches int                 `json:"consistent_matches"`
+	CacheHits         int                 `json:"cache_hits"`
+	PairCacheHits     [2]int              `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
+	DescriptorLoads   int64               `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
+	PairSelection     PairSelection       `json:"pair_selection"`
+	Pairs             []PairReport        `json:"pairs"`
+	TimingSeconds     map[string]float64  `json:"timing_s"`
 }
 
 // NewReport summarizes a run whose tracks and consistent matches are t and
 // ms.
 func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
+	var weak *pipeline.WeakStats
+	if r.Weak.Pairs > 0 || r.Weak.Dropped > 0 {
+		weak = &r.Weak
+	}
 	rep := &Report{
 		Images: len(r.Images), Skipped: []string{}, PairsMatched: len(r.Matches),
 		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
 		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
+		Tracks: len(t.Tracks), CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),
-			"refine": r.Timing.Refine.Seconds(),
+			"refine": r.Timing.Refine.Seconds(), "weak": r.Timing.Weak.Seconds(),
 		},
 	}
 	for _, s := range r.Skipped {

@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,6 +121,15 @@ type Options struct {
 	// keypoints, Result.Sets stays as extracted.
 	Refine     bool
 	Refinement refine.Options
+	// WeakPairs, when positive, turns on the weak-pair filter after
+	// refinement: each verified pair (E or F) exported with fewer than
+	// WeakPairs matches has its model refitted to them, and an observation
+	// more than WeakThreshold pixels (detection resolution; 0 means
+	// DefaultWeakThreshold) off the refitted models of two or more such
+	// pairs with the rest of its track leaves the track
+	// (Result.Weak). Off by default: see the README's SfM section.
+	WeakPairs     int
+	WeakThreshold float64
 	// Matcher finds nearest descriptors; nil means the BLAS matcher
 	// (features.BLASMatcher: exactly pairwise.BruteForce's answer, about
 	// 3x faster per core than OpenCV's brute-force matcher), or
@@ -250,8 +260,9 @@ func (s Skipped) Message() string {
 
 // Timing holds the wall time of each stage.
 type Timing struct {
-	// Select is pair selection (the retrieval index; 0 otherwise).
-	Extract, Select, Match, Verify, Solve, Complete, Refine time.Duration
+	// Select is pair selection (the retrieval index; 0 otherwise); Weak
+	// the weak-pair filter (Options.WeakPairs).
+	Extract, Select, Match, Verify, Solve, Complete, Refine, Weak time.Duration
 }
 
 // Result is the output of every stage.
@@ -314,7 +325,9 @@ type Result struct {
 	// with Sets); Refinement counts what was moved. Output returns it.
 	Refined    []*features.Set
 	Refinement refine.Stats
-	Timing     Timing
+	// Weak counts what the weak-pair filter did (Options.WeakPairs).
+	Weak   WeakStats
+	Timing Timing
 }
 
 // Output returns the features the tracks are written with: Refined when
@@ -473,6 +486,12 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 		if err := opts.Refinement.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	if opts.WeakPairs < 0 {
+		return nil, fmt.Errorf("pipeline: WeakPairs %d is negative", opts.WeakPairs)
+	}
+	if t := opts.WeakThreshold; t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
+		return nil, fmt.Errorf("pipeline: WeakThreshold %v is not a non-negative number", t)
 	}
 	r := &Result{Images: images, Sets: sets}
 	counts := make([]int, len(sets))
@@ -667,6 +686,13 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			return nil, err
 		}
 		r.Timing.Refine = time.Since(t4)
+	}
+	if opts.Verify {
+		t5 := time.Now()
+		if err := r.filterWeakPairs(ctx, opts); err != nil {
+			return nil, err
+		}
+		r.Timing.Weak = time.Since(t5)
 	}
 	return r, nil
 }

@@ -141,6 +141,8 @@ func TestMatchBadFolder(t *testing.T) {
 		{[]string{"match", dir, "-out", out, "-ratio", "1.2"}, "-ratio 1.2"},
 		{[]string{"match", dir, "-out", out, "-max-features", "-3"}, "-max-features -3: want 0 or more"},
 		{[]string{"match", dir, "-out", out, "-workers", "-1"}, "-workers -1: want 0 or more"},
+		{[]string{"match", dir, "-out", out, "-weak-pairs", "-1"}, "-weak-pairs -1: want 0 or more"},
+		{[]string{"match", dir, "-out", out, "-weak-threshold", "NaN"}, "-weak-threshold NaN: want a positive number of pixels"},
 		{[]string{"match", "-out", out}, "no images"},
 		{[]string{"match", dir, "-out", out, "-export", "bundler"}, "-export"},
 		{[]string{"match", dir, "-out", out, "-pairs", "retreival"}, `-pairs "retreival": not auto, exhaustive, sequential, retrieval, nor a file`},

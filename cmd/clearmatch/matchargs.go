@@ -37,6 +37,7 @@ func (o *matchOptions) check(inputs []string) error {
 		{"max-features", p.Features.MaxFeatures}, {"max-dim", p.Features.MaxDim},
 		{"workers", p.Workers}, {"window", p.Match.Window},
 		{"universe", o.universe}, {"min-inliers", p.Verification.MinInliers},
+		{"weak-pairs", p.WeakPairs},
 	} {
 		if f.v < 0 {
 			return usagef("-%s %d: want 0 or more", f.name, f.v)
@@ -57,6 +58,8 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-contrast and -edge must be positive")
 	case !(p.Verification.Threshold > 0):
 		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
+	case !(p.WeakThreshold > 0) || math.IsInf(p.WeakThreshold, 0):
+		return usagef("-weak-threshold %v: want a positive number of pixels", p.WeakThreshold)
 	case !(p.Verification.MinInlierRatio >= 0 && p.Verification.MinInlierRatio <= 1):
 		return usagef("-min-inlier-ratio %v: want a number in [0, 1]", p.Verification.MinInlierRatio)
 	case !(p.Completion.Threshold > 0) || math.IsInf(p.Completion.Threshold, 0):

@@ -1,0 +1,148 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// WeakStats counts what the weak-pair filter (Options.WeakPairs) did.
+type WeakStats struct {
+	// Pairs is the number of weak pairs whose model was refitted.
+	Pairs int `json:"pairs"`
+	// Dropped is the number of observations taken out of their tracks.
+	Dropped int `json:"dropped"`
+}
+
+// DefaultWeakThreshold is Options.WeakThreshold's default, pixels.
+const DefaultWeakThreshold = 1.0
+
+// filterWeakPairs is the weak-pair filter: every verified pair (E or F)
+// whose tracks give it fewer than opts.WeakPairs matches that fit its
+// model is refitted to those matches at the refined keypoints
+// (pairwise.Refit), and an observation of a track of 3+ views goes out of
+// its track when it lies more than opts.WeakThreshold pixels (Sampson
+// distance, detection resolution) off the refitted models of two or more
+// such pairs with the track's other observations. The refitted models
+// replace the pairs' verified ones, so the export's check of each match
+// against its pair's model uses them.
+//
+// A weak pair is where the cameras of a sweep's far ends are tied to the
+// rest, and where its wrong matches, few among few, pull those cameras
+// most; a match wrong along its epipolar line fits the pair's model but
+// not the models of the track's other weak pairs.
+func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
+	if opts.WeakPairs <= 0 || r.Verified == nil {
+		return nil
+	}
+	tau := opts.WeakThreshold
+	if tau == 0 {
+		tau = DefaultWeakThreshold
+	}
+	sets, off := r.Output(), r.Offsets()
+	type obs struct{ img, kp int }
+	byItem := map[int][]obs{}
+	var order []int
+	for i, s := range sets {
+		for k := 0; k < s.Len(); k++ {
+			g := r.Item[off[i]+k]
+			if g < 0 {
+				continue
+			}
+			if _, ok := byItem[g]; !ok {
+				order = append(order, g)
+			}
+			byItem[g] = append(byItem[g], obs{i, k})
+		}
+	}
+	pairOf := map[[2]int]int{}
+	for k, v := range r.Verified {
+		if v.Model == pairwise.Essential || v.Model == pairwise.Fundamental {
+			pairOf[[2]int{min(v.I, v.J), max(v.I, v.J)}] = k
+		}
+	}
+	pt := func(o obs) pairwise.Point {
+		kp := sets[o.img].Keypoints[o.kp]
+		return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+	}
+	// oriented returns o and q as (v.I's, v.J's) points.
+	oriented := func(v *pairwise.Verified, o, q obs) (pairwise.Point, pairwise.Point) {
+		if o.img == v.I {
+			return pt(o), pt(q)
+		}
+		return pt(q), pt(o)
+	}
+	// The matches each pair is exported with: its tracks' that fit its model.
+	a := map[int][]pairwise.Point{}
+	b := map[int][]pairwise.Point{}
+	for _, g := range order {
+		t := byItem[g]
+		for x := range t {
+			for y := x + 1; y < len(t); y++ {
+				k, ok := pairOf[[2]int{min(t[x].img, t[y].img), max(t[x].img, t[y].img)}]
+				if !ok {
+					continue
+				}
+				v := &r.Verified[k]
+				pa, pb := oriented(v, t[x], t[y])
+				if v.Agrees(pa, pb, r.Threshold(v.I, v.J)) {
+					a[k], b[k] = append(a[k], pa), append(b[k], pb)
+				}
+			}
+		}
+	}
+	refit := map[int]bool{}
+	var weak []int
+	for k := range a {
+		if len(a[k]) < opts.WeakPairs {
+			weak = append(weak, k)
+		}
+	}
+	slices.Sort(weak)
+	for _, k := range weak {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Keypoints and Camera are both in full-resolution pixels.
+		if nv, ok := pairwise.Refit(r.Verified[k], a[k], b[k], opts.Camera, opts.Camera); ok {
+			r.Verified[k] = nv
+			refit[k] = true
+		}
+	}
+	r.Weak.Pairs = len(refit)
+	var drop []int
+	for _, g := range order {
+		t := byItem[g]
+		if len(t) < 3 {
+			continue
+		}
+		for _, o := range t {
+			n := 0
+			for _, q := range t {
+				k, ok := pairOf[[2]int{min(o.img, q.img), max(o.img, q.img)}]
+				if q.img == o.img || !ok || !refit[k] {
+					continue
+				}
+				v := &r.Verified[k]
+				pa, pb := oriented(v, o, q)
+				if pairwise.SampsonError(v.F, pa, pb) > tau*r.Threshold(v.I, v.J)/r.PixelThreshold {
+					n++
+				}
+			}
+			if n >= 2 {
+				drop = append(drop, off[o.img]+o.kp)
+			}
+		}
+	}
+	if len(drop) > 0 {
+		if len(r.Item) > 0 && r.Clear != nil && len(r.Clear.Item) > 0 && &r.Item[0] == &r.Clear.Item[0] {
+			r.Item = slices.Clone(r.Item)
+		}
+		for _, g := range drop {
+			r.Item[g] = -1
+		}
+	}
+	r.Weak.Dropped = len(drop)
+	return nil
+}
