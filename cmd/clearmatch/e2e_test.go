@@ -155,6 +155,7 @@ func TestMatchBadFolder(t *testing.T) {
 		{[]string{"match", dir, "-out", out, "-complete-pair-matches", "0"}, "-complete-pair-matches 0: want at least 1"},
 		{[]string{"match", dir, "-out", out, "-complete-distance", "-3"}, "-complete-distance -3: want a positive descriptor distance"},
 		{[]string{"match", dir, "-out", out, "-verify=false", "-complete"}, "-complete needs -verify"},
+		{[]string{"match", dir, "-out", out, "-verify=false", "-weak-pairs", "300"}, "-weak-pairs needs -verify"},
 	} {
 		if code, _, stderr := runCmd(t, "", tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, stderr, tc.want)

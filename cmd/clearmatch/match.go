@@ -138,6 +138,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		o.pipe.Complete = false // on by default; nothing to follow without -verify
 	}
+	if !o.pipe.Verify && o.pipe.WeakPairs > 0 {
+		return usagef("-weak-pairs needs -verify: the filter refits verified pairs' models")
+	}
 	if os.Getenv("GOGC") == "" {
 		// Most of match's heap is descriptor arrays, which hold no
 		// pointers and cost the collector nothing to scan; Go's default
