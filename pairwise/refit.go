@@ -110,18 +110,13 @@ func finishRefit(v Verified, a, b []Point, ci, cj Camera, model func([]float64) 
 }
 
 // signedSampson is SampsonError with the sign of bᵀ F a (a residual whose
-// square is smooth in F).
+// square is smooth in F), 0 where SampsonError is +Inf.
 func signedSampson(f [9]float64, a, b Point) float64 {
-	fa0 := f[0]*a.X + f[1]*a.Y + f[2]
-	fa1 := f[3]*a.X + f[4]*a.Y + f[5]
-	fa2 := f[6]*a.X + f[7]*a.Y + f[8]
-	ftb0 := f[0]*b.X + f[3]*b.Y + f[6]
-	ftb1 := f[1]*b.X + f[4]*b.Y + f[7]
-	d := fa0*fa0 + fa1*fa1 + ftb0*ftb0 + ftb1*ftb1
+	e, d := sampsonTerms(f, a, b)
 	if d == 0 {
 		return 0
 	}
-	return (b.X*fa0 + b.Y*fa1 + fa2) / math.Sqrt(d)
+	return e / math.Sqrt(d)
 }
 
 // levenbergMarquardt minimizes the sum of squares of res (m residuals)

@@ -542,17 +542,22 @@ func TransferError(h [9]float64, a, b Point) float64 {
 // SampsonError is the first-order geometric error of the correspondence
 // a ↔ b under the fundamental matrix f (bᵀ F a = 0), in pixels.
 func SampsonError(f [9]float64, a, b Point) float64 {
+	e, d := sampsonTerms(f, a, b)
+	if d == 0 {
+		return math.Inf(1)
+	}
+	return math.Abs(e) / math.Sqrt(d)
+}
+
+// sampsonTerms returns the Sampson distance's numerator bᵀ F a and its
+// squared denominator, the squared norms of the two epipolar lines' normals.
+func sampsonTerms(f [9]float64, a, b Point) (e, d float64) {
 	fa0 := f[0]*a.X + f[1]*a.Y + f[2]
 	fa1 := f[3]*a.X + f[4]*a.Y + f[5]
 	fa2 := f[6]*a.X + f[7]*a.Y + f[8]
 	ftb0 := f[0]*b.X + f[3]*b.Y + f[6]
 	ftb1 := f[1]*b.X + f[4]*b.Y + f[7]
-	e := b.X*fa0 + b.Y*fa1 + fa2
-	d := fa0*fa0 + fa1*fa1 + ftb0*ftb0 + ftb1*ftb1
-	if d == 0 {
-		return math.Inf(1)
-	}
-	return math.Abs(e) / math.Sqrt(d)
+	return b.X*fa0 + b.Y*fa1 + fa2, fa0*fa0 + fa1*fa1 + ftb0*ftb0 + ftb1*ftb1
 }
 
 // guidedMatches returns the mutual nearest descriptors among the feature
