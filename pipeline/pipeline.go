@@ -705,25 +705,16 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 		}
 	}
 	off := r.Offsets()
-	byItem := map[int][]refine.Observation{}
-	var order []int
-	for i, s := range r.Sets {
-		for k, kp := range s.Keypoints {
-			g := r.Item[off[i]+k]
-			if g < 0 {
-				continue
-			}
-			if _, ok := byItem[g]; !ok {
-				order = append(order, g)
-			}
-			byItem[g] = append(byItem[g], refine.Observation{Image: i, Keypoint: k,
+	groups := r.tracks()
+	tracks := make([][]refine.Observation, len(groups))
+	for t, gr := range groups {
+		tracks[t] = make([]refine.Observation, len(gr))
+		for x, o := range gr {
+			kp := r.Sets[o.img].Keypoints[o.kp]
+			tracks[t][x] = refine.Observation{Image: o.img, Keypoint: o.kp,
 				Frame:     refine.Frame{X: float64(kp.X), Y: float64(kp.Y), Scale: float64(kp.Size) / 2, Angle: float64(kp.Angle)},
-				Tentative: g != r.Clear.Item[off[i]+k]})
+				Tentative: r.Item[off[o.img]+o.kp] != r.Clear.Item[off[o.img]+o.kp]}
 		}
-	}
-	tracks := make([][]refine.Observation, len(order))
-	for t, g := range order {
-		tracks[t] = byItem[g]
 	}
 	load := func(i int) (*refine.Image, error) {
 		img, err := imagefile.Open(r.Images[i].Path, opts.Features.MaxPixels)
@@ -744,6 +735,34 @@ func refineTracks(ctx context.Context, r *Result, opts Options) error {
 	r.Refinement = st
 	r.applyRefinement(tracks)
 	return nil
+}
+
+// obsRef is one observation: keypoint kp of image img.
+type obsRef struct{ img, kp int }
+
+// tracks groups r.Item's observations by track, tracks in the order of
+// their first observation, each in image order, observations outside any
+// track (item −1) left out.
+func (r *Result) tracks() [][]obsRef {
+	off := r.Offsets()
+	byItem := map[int]int{}
+	var out [][]obsRef
+	for i := range len(off) - 1 {
+		for k := range off[i+1] - off[i] {
+			g := r.Item[off[i]+k]
+			if g < 0 {
+				continue
+			}
+			t, ok := byItem[g]
+			if !ok {
+				t = len(out)
+				byItem[g] = t
+				out = append(out, nil)
+			}
+			out[t] = append(out[t], obsRef{i, k})
+		}
+	}
+	return out
 }
 
 // applyRefinement fills r.Refined from refined tracks: each observation at

@@ -41,33 +41,19 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 		tau = DefaultWeakThreshold
 	}
 	sets, off := r.Output(), r.Offsets()
-	type obs struct{ img, kp int }
-	byItem := map[int][]obs{}
-	var order []int
-	for i, s := range sets {
-		for k := 0; k < s.Len(); k++ {
-			g := r.Item[off[i]+k]
-			if g < 0 {
-				continue
-			}
-			if _, ok := byItem[g]; !ok {
-				order = append(order, g)
-			}
-			byItem[g] = append(byItem[g], obs{i, k})
-		}
-	}
+	tracks := r.tracks()
 	pairOf := map[[2]int]int{}
 	for k, v := range r.Verified {
 		if v.Model == pairwise.Essential || v.Model == pairwise.Fundamental {
 			pairOf[[2]int{min(v.I, v.J), max(v.I, v.J)}] = k
 		}
 	}
-	pt := func(o obs) pairwise.Point {
+	pt := func(o obsRef) pairwise.Point {
 		kp := sets[o.img].Keypoints[o.kp]
 		return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
 	}
 	// oriented returns o and q as (v.I's, v.J's) points.
-	oriented := func(v *pairwise.Verified, o, q obs) (pairwise.Point, pairwise.Point) {
+	oriented := func(v *pairwise.Verified, o, q obsRef) (pairwise.Point, pairwise.Point) {
 		if o.img == v.I {
 			return pt(o), pt(q)
 		}
@@ -76,8 +62,7 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 	// The matches each pair is exported with: its tracks' that fit its model.
 	a := map[int][]pairwise.Point{}
 	b := map[int][]pairwise.Point{}
-	for _, g := range order {
-		t := byItem[g]
+	for _, t := range tracks {
 		for x := range t {
 			for y := x + 1; y < len(t); y++ {
 				k, ok := pairOf[[2]int{min(t[x].img, t[y].img), max(t[x].img, t[y].img)}]
@@ -112,8 +97,7 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 	}
 	r.Weak.Pairs = len(refit)
 	var drop []int
-	for _, g := range order {
-		t := byItem[g]
+	for _, t := range tracks {
 		if len(t) < 3 {
 			continue
 		}

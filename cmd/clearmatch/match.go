@@ -213,7 +213,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "refine   %d of %d observations moved in %d tracks (%d near a border, %d flat, %d diverged, %d low correlation, %d too far; %d completed ones taken out), %v\n",
 			st.Moved, st.Observations, st.Tracks, st.Border, st.Flat, st.Diverged, st.Low, st.Far, res.Unconfirmed, res.Timing.Refine.Round(1e6))
 	}
-	if o.pipe.WeakPairs > 0 && o.pipe.Verify {
+	if o.pipe.WeakPairs > 0 { // needs -verify (checked above)
 		fmt.Fprintf(stderr, "weak     %d pairs of fewer than %d matches refitted, %d observations taken out of their tracks, %v\n",
 			res.Weak.Pairs, o.pipe.WeakPairs, res.Weak.Dropped, res.Timing.Weak.Round(1e6))
 	}
