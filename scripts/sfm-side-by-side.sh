@@ -36,6 +36,15 @@
 # far above COLMAP's own carries less (or biased) information; one whose
 # mapper error alone is far above its -gtba error lost it on the mapper's
 # way (initial pair, registration order).
+# INIT_PAIRS=N adds, for each mapper database of the two settings
+# (clearmatch's and each of COLMAP's runs), a row "-init": the median over
+# N more mapper runs, each started from one of the N image pairs with the
+# most verified matches (at least 100, the mapper's init_min_num_inliers;
+# --Mapper.init_image_id1/2), COLMAP's runs pooled. Which pair the mapper
+# starts from moves its result more than which match set it is given (on
+# fountain photos 0, 3, 6, 9 with K, COLMAP's own database gives 1.53 to
+# 4.19 mm over its five such pairs), so one run a row says little; this
+# row compares the match sets over the paths the mapper could take.
 # FINAL_BA=1 adds, for each mapper model of the two settings (clearmatch's
 # and each of COLMAP's runs; not the drops or uncal+pp), a row "+ba": the
 # model once more through colmap bundle_adjuster, refining what the mapper
@@ -59,7 +68,8 @@ perturb=${PERTURB:-0}
 frac=${PERTURB_FRAC:-0.03}
 gtba=${GTBA:-0}
 finalba=${FINAL_BA:-0}
-for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba"; do
+initpairs=${INIT_PAIRS:-0}
+for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba" "INIT_PAIRS=$initpairs"; do
 	[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "sfm-side-by-side.sh: $v: want a whole number ≥ 0" >&2; exit 2; }
 done
 [[ $frac =~ ^0?\.[0-9]+$ ]] || { echo "sfm-side-by-side.sh: PERTURB_FRAC=$frac: want a fraction in [0, 1), such as 0.03" >&2; exit 2; }
@@ -211,6 +221,43 @@ score_final_ba() {
 	echo "$(score "$3" "$2") -"
 }
 
+# median_only SETTING PIPELINE ROW...: only the median row of median_rows
+# (the run of median position error, with the median rotation error).
+median_only() {
+	local setting=$1 name=$2 med rmed
+	shift 2
+	med=$(printf '%s\n' "$@" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p")
+	rmed=$(printf '%s\n' "$@" | sort -g -k3,3 | sed -n "$((($# + 1) / 2))p" | cut -d' ' -f3)
+	# shellcheck disable=SC2086
+	set -- $med
+	rows+=("$setting $name $1 $2 $rmed $4 $5 $6 $7 -")
+}
+
+# init_pairs DATABASE N: "ID1 ID2" for the N image pairs of DATABASE with
+# the most verified matches, at least 100 (most first; ties by pair id).
+init_pairs() {
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+n = 2147483647  # COLMAP's pair_id = id1 * n + id2, id1 < id2
+q = 'select pair_id from two_view_geometries where rows >= 100 order by rows desc, pair_id limit ?'
+for (pid,) in con.execute(q, (int(sys.argv[2]),)):
+    print(pid // n, pid % n)
+PY
+}
+
+# init_runs DATABASE OUT: one score row for each of init_pairs' pairs,
+# the mapper started from that pair (mflags as the setting's).
+init_runs() {
+	local i j
+	while read -r i j; do
+		rm -rf "$2-$i-$j"; mkdir -p "$2-$i-$j"
+		colmap mapper --database_path "$1" --image_path "$images" --output_path "$2-$i-$j" "${mflags[@]}" \
+			--Mapper.init_image_id1 "$i" --Mapper.init_image_id2 "$j" > "$2-$i-$j.log" 2>&1 || true
+		score "$2-$i-$j" "$1"
+	done < <(init_pairs "$1" "$initpairs")
+}
+
 rows=()
 for setting in calibrated uncalibrated; do
 	d=$out/$setting
@@ -232,6 +279,10 @@ for setting in calibrated uncalibrated; do
 	rows+=("$setting clearmatch $(score "$d/cm-sparse" "$d/cm/colmap/database.db") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 	if [ "$finalba" != 0 ]; then
 		rows+=("$setting clearmatch+ba $(score_final_ba "$d/cm-sparse" "$d/cm/colmap/database.db" "$d/cm-ba")")
+	fi
+	if [ "$initpairs" != 0 ]; then
+		mapfile -t irows < <(init_runs "$d/cm/colmap/database.db" "$d/cm-init")
+		if [ ${#irows[@]} -gt 0 ]; then median_only "$setting" clearmatch-init "${irows[@]}"; fi
 	fi
 	if [ "$gtba" != 0 ] && [ $setting = calibrated ]; then
 		rows+=("$setting clearmatch-gtba $(score_gtba "$d/cm/colmap/database.db" "$d/cm-gtba")")
@@ -268,6 +319,11 @@ for setting in calibrated uncalibrated; do
 		brows=()
 		for k in $(seq 1 "$runs"); do brows+=("$(score_final_ba "$d/colmap-sparse$k" "$d/colmap$k.db" "$d/colmap-ba$k")"); done
 		if [ ${#brows[@]} -gt 0 ]; then median_rows "$setting" colmap+ba "${brows[@]}"; fi
+	fi
+	if [ "$initpairs" != 0 ]; then
+		irows=()
+		for k in $(seq 1 "$runs"); do mapfile -t -O "${#irows[@]}" irows < <(init_runs "$d/colmap$k.db" "$d/colmap-init$k"); done
+		if [ ${#irows[@]} -gt 0 ]; then median_only "$setting" colmap-init "${irows[@]}"; fi
 	fi
 	if [ "$gtba" != 0 ] && [ $setting = calibrated ]; then
 		grows=()
