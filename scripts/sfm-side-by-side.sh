@@ -38,13 +38,15 @@
 # way (initial pair, registration order).
 # INIT_PAIRS=N adds, for each mapper database of the two settings
 # (clearmatch's and each of COLMAP's runs), a row "-init": the median over
-# N more mapper runs, each started from one of the N image pairs with the
-# most verified matches (at least 100, the mapper's init_min_num_inliers;
-# --Mapper.init_image_id1/2), COLMAP's runs pooled. Which pair the mapper
-# starts from moves its result more than which match set it is given (on
-# fountain photos 0, 3, 6, 9 with K, COLMAP's own database gives 1.53 to
-# 4.19 mm over its five such pairs), so one run a row says little; this
-# row compares the match sets over the paths the mapper could take.
+# N more mapper runs, each started (--Mapper.init_image_id1/2) from one of
+# the N image pairs with the most verified matches (at least 100, the
+# mapper's init_min_num_inliers) that the mapper can initialize from,
+# COLMAP's runs pooled; with an even count, the lower middle run. Which
+# pair the mapper starts from moves its result more than which match set
+# it is given (on fountain photos 0, 3, 6, 9 with K, COLMAP's own database
+# gives 1.53 to 4.19 mm over its five such pairs), so one run a row says
+# little; this row compares the match sets over the paths the mapper
+# could take.
 # FINAL_BA=1 adds, for each mapper model of the two settings (clearmatch's
 # and each of COLMAP's runs; not the drops or uncal+pp), a row "+ba": the
 # model once more through colmap bundle_adjuster, refining what the mapper
@@ -125,7 +127,7 @@ print(f\"{r['position_error']['median']*1000:.2f} {r['position_error']['max']*10
 # runs their median: the run of median position error, with the median
 # rotation error of the runs.
 median_rows() {
-	local setting=$1 name=$2 med rmed k
+	local setting=$1 name=$2 k
 	shift 2
 	if [ $# = 1 ]; then
 		rows+=("$setting $name $1")
@@ -133,11 +135,20 @@ median_rows() {
 	fi
 	local r=("$@")
 	for k in "${!r[@]}"; do rows+=("$setting $name-run$((k + 1)) ${r[$k]}"); done
-	med=$(printf '%s\n' "${r[@]}" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p")
-	rmed=$(printf '%s\n' "${r[@]}" | sort -g -k3,3 | sed -n "$((($# + 1) / 2))p" | cut -d' ' -f3)
+	median_only "$setting" "$name-median" "$@"
+}
+
+# median_only SETTING NAME ROW...: the median row alone, named NAME: the
+# run of median position error, with the median rotation error of the
+# runs (with an even count, the lower middle one).
+median_only() {
+	local setting=$1 name=$2 med rmed
+	shift 2
+	med=$(printf '%s\n' "$@" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p")
+	rmed=$(printf '%s\n' "$@" | sort -g -k3,3 | sed -n "$((($# + 1) / 2))p" | cut -d' ' -f3)
 	# shellcheck disable=SC2086
 	set -- $med
-	rows+=("$setting $name-median $1 $2 $rmed $4 $5 $6 $7 -")
+	rows+=("$setting $name $1 $2 $rmed $4 $5 $6 $7 -")
 }
 
 # drop_matches SRC OUT SEED FRAC: a copy of database SRC with each
@@ -221,41 +232,36 @@ score_final_ba() {
 	echo "$(score "$3" "$2") -"
 }
 
-# median_only SETTING PIPELINE ROW...: only the median row of median_rows
-# (the run of median position error, with the median rotation error).
-median_only() {
-	local setting=$1 name=$2 med rmed
-	shift 2
-	med=$(printf '%s\n' "$@" | sort -g -k1,1 | sed -n "$((($# + 1) / 2))p")
-	rmed=$(printf '%s\n' "$@" | sort -g -k3,3 | sed -n "$((($# + 1) / 2))p" | cut -d' ' -f3)
-	# shellcheck disable=SC2086
-	set -- $med
-	rows+=("$setting $name $1 $2 $rmed $4 $5 $6 $7 -")
-}
-
-# init_pairs DATABASE N: "ID1 ID2" for the N image pairs of DATABASE with
-# the most verified matches, at least 100 (most first; ties by pair id).
+# init_pairs DATABASE: "ID1 ID2" for the image pairs of DATABASE with at
+# least 100 verified matches, the most first (ties by pair id).
 init_pairs() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" <<'PY'
 import sqlite3, sys
 con = sqlite3.connect(sys.argv[1])
 n = 2147483647  # COLMAP's pair_id = id1 * n + id2, id1 < id2
-q = 'select pair_id from two_view_geometries where rows >= 100 order by rows desc, pair_id limit ?'
-for (pid,) in con.execute(q, (int(sys.argv[2]),)):
+q = 'select pair_id from two_view_geometries where rows >= 100 order by rows desc, pair_id'
+for (pid,) in con.execute(q):
     print(pid // n, pid % n)
 PY
 }
 
-# init_runs DATABASE OUT: one score row for each of init_pairs' pairs,
-# the mapper started from that pair (mflags as the setting's).
+# init_runs DATABASE OUT: one score row for each of the first INIT_PAIRS
+# pairs of init_pairs that the mapper starts from (mflags as the
+# setting's). A pair it cannot initialize from (too narrow a triangulation
+# angle, ...) is one it would pass over by itself: skipped, and the next
+# tried (a failed start takes a second or two: on herz-jesus-p25 the pairs
+# of neighbours, the most matched, are all too narrow).
 init_runs() {
-	local i j
+	local i j ok=0
 	while read -r i j; do
+		[ "$ok" -lt "$initpairs" ] || break
 		rm -rf "$2-$i-$j"; mkdir -p "$2-$i-$j"
 		colmap mapper --database_path "$1" --image_path "$images" --output_path "$2-$i-$j" "${mflags[@]}" \
 			--Mapper.init_image_id1 "$i" --Mapper.init_image_id2 "$j" > "$2-$i-$j.log" 2>&1 || true
+		grep -q 'Initialization failed' "$2-$i-$j.log" && continue
+		ok=$((ok + 1))
 		score "$2-$i-$j" "$1"
-	done < <(init_pairs "$1" "$initpairs")
+	done < <(init_pairs "$1")
 }
 
 rows=()
