@@ -127,7 +127,7 @@ type Options struct {
 	// more than WeakThreshold pixels (detection resolution; 0 means
 	// DefaultWeakThreshold) off the refitted models of two or more such
 	// pairs with the rest of its track leaves the track
-	// (Result.Weak). Off by default: see the README's SfM section.
+	// (Result.Weak). DefaultOptions sets DefaultWeakPairs; 0 turns it off.
 	WeakPairs     int
 	WeakThreshold float64
 	// Matcher finds nearest descriptors; nil means the BLAS matcher
@@ -185,6 +185,13 @@ type Options struct {
 // not align (Result.Unconfirmed), the same rows give 0.925 and 0.902,
 // with tracks more often within 2 px of the true point (herz-jesus-p25
 // calibrated: 0.932 to 0.960).
+//
+// The weak-pair filter is on (WeakPairs, DefaultWeakThreshold): a camera
+// tied to the rest by few matches is pulled most by the few wrong ones
+// among them. Over 12 calibrated rows, with the mapper started from each
+// of six image pairs (README), camera positions 0.953 and rotations 0.952
+// times those without it; one mapper run each, over the 13 calibrated
+// rows, 0.972 and 0.965; over the 13 uncalibrated, 0.998 and 1.000.
 func DefaultOptions() Options {
 	return Options{
 		// Contrast 0.02 finds about as many features as COLMAP's SIFT
@@ -200,6 +207,7 @@ func DefaultOptions() Options {
 		Clear:        clear.Options{MaxComponent: clear.DefaultMaxComponent},
 		Complete:     true,
 		Refine:       true,
+		WeakPairs:    DefaultWeakPairs,
 	}
 }
 
@@ -229,6 +237,7 @@ func BenchmarkOptions() Options {
 	o.Pairs = PairOptions{Mode: PairsExhaustive} // the benchmarks match every pair
 	o.Complete = false                           // the benchmarks score CLEAR's tracks
 	o.Refine = false                             // and their keypoints as given
+	o.WeakPairs = 0                              // and every track CLEAR made
 	return o
 }
 

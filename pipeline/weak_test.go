@@ -110,3 +110,25 @@ func TestFilterWeakPairsCancelled(t *testing.T) {
 		t.Error("no error from a cancelled context")
 	}
 }
+
+// TestWeakPairsOptions: the SfM default runs the weak-pair filter at
+// DefaultWeakThreshold; the matching benchmarks and the paper's protocol
+// score CLEAR's own tracks and run it not.
+func TestWeakPairsOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want int
+	}{
+		{"default", DefaultOptions(), DefaultWeakPairs},
+		{"benchmark", BenchmarkOptions(), 0},
+		{"paper", PaperOptions(), 0},
+	} {
+		if tc.opts.WeakPairs != tc.want || tc.opts.WeakThreshold != 0 {
+			t.Errorf("%s: WeakPairs %d, WeakThreshold %v; want %d, 0 (DefaultWeakThreshold)", tc.name, tc.opts.WeakPairs, tc.opts.WeakThreshold, tc.want)
+		}
+	}
+	if DefaultWeakThreshold != 1.5 {
+		t.Errorf("DefaultWeakThreshold %v, want the measured 1.5 px", DefaultWeakThreshold)
+	}
+}

@@ -118,6 +118,12 @@ func TestMatchBinaryGraffiti(t *testing.T) {
 	if strings.Contains(first, "(6 cached)") {
 		t.Errorf("first run claims cached features:\n%s", first)
 	}
+	// Completion and the weak-pair filter are on by default and need
+	// verified geometry: -verify=false alone turns them off (asked for
+	// with it, they are usage errors: TestMatchBadFolder).
+	if unverified := run("-force", "-verify=false"); strings.Contains(unverified, "weak ") {
+		t.Errorf("-verify=false ran the weak-pair filter:\n%s", unverified)
+	}
 }
 
 func TestMatchBadFolder(t *testing.T) {

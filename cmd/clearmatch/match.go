@@ -130,16 +130,21 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := o.check(inputs); err != nil {
 		return err
 	}
+	// Completion and the weak-pair filter are on by default and need
+	// verified geometry: -verify=false turns them off, unless asked for.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if !o.pipe.Verify && o.pipe.Complete {
-		explicit := false
-		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "complete" })
-		if explicit {
+		if given["complete"] {
 			return usagef("-complete needs -verify: completion follows verified epipolar geometry")
 		}
-		o.pipe.Complete = false // on by default; nothing to follow without -verify
+		o.pipe.Complete = false
 	}
 	if !o.pipe.Verify && o.pipe.WeakPairs > 0 {
-		return usagef("-weak-pairs needs -verify: the filter refits verified pairs' models")
+		if given["weak-pairs"] {
+			return usagef("-weak-pairs needs -verify: the filter refits verified pairs' models")
+		}
+		o.pipe.WeakPairs = 0
 	}
 	if os.Getenv("GOGC") == "" {
 		// Most of match's heap is descriptor arrays, which hold no
