@@ -249,8 +249,9 @@ PY
 # pairs of init_pairs that the mapper starts from (mflags as the
 # setting's). A pair it cannot initialize from (too narrow a triangulation
 # angle, ...) is one it would pass over by itself: skipped, and the next
-# tried (a failed start takes a second or two: on herz-jesus-p25 the pairs
-# of neighbours, the most matched, are all too narrow).
+# tried. A failed start still loads the database: 20-30 s on
+# herz-jesus-p25, whose 23 most matched pairs (neighbours) are all too
+# narrow, so INIT_PAIRS is slow there.
 init_runs() {
 	local i j ok=0
 	while read -r i j; do
