@@ -42,8 +42,12 @@
 # the N image pairs with the most verified matches (at least 100, the
 # mapper's init_min_num_inliers) that the mapper can initialize from
 # (asked first on a two-image copy of the database, which is fast),
-# COLMAP's runs pooled; with an even count, the lower middle run. Which
-# pair the mapper starts from moves its result more than which match set
+# COLMAP's runs pooled; a run longer than INIT_TIMEOUT seconds (default
+# 600; 0: no limit) is stopped and its pair passed over (on herz-jesus
+# photos 0, 5, ..., 20 without K, the start from 0005 and 0010 stays in
+# bundle adjustment for more than ten minutes in either database). With
+# an even count, the median is the lower middle run. Which pair the
+# mapper starts from moves its result more than which match set
 # it is given (on fountain photos 0, 3, 6, 9 with K, COLMAP's own database
 # gives 1.53 to 4.19 mm over its five such pairs), so one run a row says
 # little; this row compares the match sets over the paths the mapper
@@ -72,10 +76,13 @@ frac=${PERTURB_FRAC:-0.03}
 gtba=${GTBA:-0}
 finalba=${FINAL_BA:-0}
 initpairs=${INIT_PAIRS:-0}
-for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba" "INIT_PAIRS=$initpairs"; do
+inittimeout=${INIT_TIMEOUT:-600}
+for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba" "INIT_PAIRS=$initpairs" "INIT_TIMEOUT=$inittimeout"; do
 	[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "sfm-side-by-side.sh: $v: want a whole number ≥ 0" >&2; exit 2; }
 done
 [[ $frac =~ ^0?\.[0-9]+$ ]] || { echo "sfm-side-by-side.sh: PERTURB_FRAC=$frac: want a fraction in [0, 1), such as 0.03" >&2; exit 2; }
+[ -x "$cm" ] || { echo "sfm-side-by-side.sh: $cm: no clearmatch binary there (make build, or set CLEARMATCH)" >&2; exit 2; }
+command -v colmap > /dev/null || { echo "sfm-side-by-side.sh: colmap: not on PATH (scripts/setup.sh installs it)" >&2; exit 2; }
 export QT_QPA_PLATFORM=offscreen
 images=$scene/images
 gt=$scene/gt_cameras
@@ -287,8 +294,14 @@ init_runs() {
 		[ "$ok" -lt "$initpairs" ] || break
 		init_startable "$1" "$i" "$j" "$2-check" || continue
 		rm -rf "$2-$i-$j"; mkdir -p "$2-$i-$j"
-		colmap mapper --database_path "$1" --image_path "$images" --output_path "$2-$i-$j" "${mflags[@]}" \
-			--Mapper.init_image_id1 "$i" --Mapper.init_image_id2 "$j" > "$2-$i-$j.log" 2>&1 || true
+		local rc=0
+		timeout "$inittimeout" colmap mapper --database_path "$1" --image_path "$images" --output_path "$2-$i-$j" "${mflags[@]}" \
+			--Mapper.init_image_id1 "$i" --Mapper.init_image_id2 "$j" > "$2-$i-$j.log" 2>&1 || rc=$?
+		if [ "$rc" = 124 ]; then
+			echo "sfm-side-by-side.sh: the mapper started from images $i and $j ran past INIT_TIMEOUT=${inittimeout}s; passed over" >&2
+			rm -rf "$2-$i-$j"
+			continue
+		fi
 		grep -q 'Initialization failed' "$2-$i-$j.log" && continue
 		ok=$((ok + 1))
 		score "$2-$i-$j" "$1"
