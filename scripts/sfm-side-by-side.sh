@@ -81,7 +81,7 @@ for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba"
 	[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "sfm-side-by-side.sh: $v: want a whole number ≥ 0" >&2; exit 2; }
 done
 [[ $frac =~ ^0?\.[0-9]+$ ]] || { echo "sfm-side-by-side.sh: PERTURB_FRAC=$frac: want a fraction in [0, 1), such as 0.03" >&2; exit 2; }
-[ -x "$cm" ] || { echo "sfm-side-by-side.sh: $cm: no clearmatch binary there (make build, or set CLEARMATCH)" >&2; exit 2; }
+command -v "$cm" > /dev/null || { echo "sfm-side-by-side.sh: $cm: no clearmatch binary there (make build, or set CLEARMATCH)" >&2; exit 2; }
 command -v colmap > /dev/null || { echo "sfm-side-by-side.sh: colmap: not on PATH (scripts/setup.sh installs it)" >&2; exit 2; }
 export QT_QPA_PLATFORM=offscreen
 images=$scene/images
