@@ -13,6 +13,9 @@ type WeakStats struct {
 	Pairs int `json:"pairs"`
 	// Dropped is the number of observations taken out of their tracks.
 	Dropped int `json:"dropped"`
+	// Loops is the number of essential pairs whose rotation no triangle
+	// confirmed and whose model was replaced (Options.RotationLoops).
+	Loops int `json:"rotation_loops"`
 }
 
 // DefaultWeakPairs is Options.WeakPairs in DefaultOptions: a verified
@@ -47,7 +50,7 @@ const DefaultWeakThreshold = 1.5
 // most; a match wrong along its epipolar line fits the pair's model but
 // not the models of the track's other weak pairs.
 func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
-	if opts.WeakPairs <= 0 || r.Verified == nil {
+	if opts.WeakPairs <= 0 && opts.RotationLoops <= 0 || r.Verified == nil {
 		return nil
 	}
 	tau := opts.WeakThreshold
@@ -110,6 +113,14 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 		}
 	}
 	r.Weak.Pairs = len(refit)
+	fixed, err := r.correctRotationLoops(ctx, a, b, pairOf, opts)
+	if err != nil {
+		return err
+	}
+	for k := range fixed {
+		refit[k] = true
+	}
+	r.Weak.Loops = len(fixed)
 	var drop []int
 	for _, t := range tracks {
 		if len(t) < 3 {

@@ -99,6 +99,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&p.Verification.GuidedRatio, "guided-ratio", 0.8, "ratio test among a guided match's candidates in the epipolar band")
 	fs.IntVar(&p.WeakPairs, "weak-pairs", p.WeakPairs, "weak-pair filter (0: off): refit the E or F of each verified pair exported with fewer matches than this, and take an observation out of its track when it is -weak-threshold off two such pairs' refitted models with the rest of the track")
 	fs.Float64Var(&p.WeakThreshold, "weak-threshold", pipeline.DefaultWeakThreshold, "Sampson distance (pixels, detection resolution) of -weak-pairs")
+	fs.Float64Var(&p.RotationLoops, "rotation-loops", p.RotationLoops, "with -intrinsics: degrees within which an essential pair's rotation must close some triangle of essential pairs; a pair none confirms gets the rotation its triangles give and its baseline refitted (0: off)")
 	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image (full-resolution pixels): verify with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
@@ -145,6 +146,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return usagef("-weak-pairs needs -verify: the filter refits verified pairs' models")
 		}
 		o.pipe.WeakPairs = 0
+	}
+	if o.pipe.RotationLoops > 0 && given["rotation-loops"] && (!o.pipe.Verify || !o.pipe.Camera.Known()) {
+		return usagef("-rotation-loops needs -verify and -intrinsics: it checks the rotations of essential matrices")
 	}
 	if os.Getenv("GOGC") == "" {
 		// Most of match's heap is descriptor arrays, which hold no
@@ -218,9 +222,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "refine   %d of %d observations moved in %d tracks (%d near a border, %d flat, %d diverged, %d low correlation, %d too far; %d completed ones taken out), %v\n",
 			st.Moved, st.Observations, st.Tracks, st.Border, st.Flat, st.Diverged, st.Low, st.Far, res.Unconfirmed, res.Timing.Refine.Round(1e6))
 	}
-	if o.pipe.WeakPairs > 0 { // needs -verify (checked above)
-		fmt.Fprintf(stderr, "weak     %d pairs of fewer than %d matches refitted, %d observations taken out of their tracks, %v\n",
-			res.Weak.Pairs, o.pipe.WeakPairs, res.Weak.Dropped, res.Timing.Weak.Round(1e6))
+	if o.pipe.Verify && (o.pipe.WeakPairs > 0 || o.pipe.RotationLoops > 0 && o.pipe.Camera.Known()) {
+		fmt.Fprintf(stderr, "weak     %d pairs of fewer than %d matches refitted, %d rotations no triangle confirmed replaced, %d observations taken out of their tracks, %v\n",
+			res.Weak.Pairs, o.pipe.WeakPairs, res.Weak.Loops, res.Weak.Dropped, res.Timing.Weak.Round(1e6))
 	}
 	tracks, ms := export.Build(res.Output(), eval.MinTrack(res.Item, o.minTrack))
 	// The stage is published whole at the end, so the two large files

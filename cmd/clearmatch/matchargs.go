@@ -60,6 +60,8 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
 	case !(p.WeakThreshold > 0) || math.IsInf(p.WeakThreshold, 0):
 		return usagef("-weak-threshold %v: want a positive number of pixels", p.WeakThreshold)
+	case !(p.RotationLoops >= 0 && p.RotationLoops < 180):
+		return usagef("-rotation-loops %v: want degrees in [0, 180) (0: off)", p.RotationLoops)
 	case !(p.Verification.MinInlierRatio >= 0 && p.Verification.MinInlierRatio <= 1):
 		return usagef("-min-inlier-ratio %v: want a number in [0, 1]", p.Verification.MinInlierRatio)
 	case !(p.Completion.Threshold > 0) || math.IsInf(p.Completion.Threshold, 0):

@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// loopScene is views of 60 points from cameras on an arc (each turned
+// towards the points), every pair verified with its true essential
+// matrix, and each pair's matches (a, b) with 0.2 px of noise. The pair
+// (0, bad) gets an essential matrix whose rotation is turned by 5°.
+func loopScene(views, bad int) (*Result, map[int][]pairwise.Point, map[int][]pairwise.Point, map[[2]int]int, pairwise.Camera, [][9]float64, [][3]float64) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	cam := pairwise.Camera{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
+	rots := make([][9]float64, views)
+	ts := make([][3]float64, views)
+	for v := range views {
+		yaw := -0.15 * float64(v)
+		c, s := math.Cos(yaw), math.Sin(yaw)
+		rots[v] = [9]float64{c, 0, s, 0, 1, 0, -s, 0, c} // world to camera
+		centre := [3]float64{1.5 * float64(v), 0.1 * float64(v%2), 0}
+		for r := range 3 {
+			ts[v][r] = -(rots[v][3*r]*centre[0] + rots[v][3*r+1]*centre[1] + rots[v][3*r+2]*centre[2])
+		}
+	}
+	var pts [][3]float64
+	for range 60 {
+		pts = append(pts, [3]float64{3 + rng.Float64()*6 - 3, rng.Float64()*4 - 2, 10 + rng.Float64()*4})
+	}
+	project := func(v int, x [3]float64) pairwise.Point {
+		var y [3]float64
+		for r := range 3 {
+			y[r] = rots[v][3*r]*x[0] + rots[v][3*r+1]*x[1] + rots[v][3*r+2]*x[2] + ts[v][r]
+		}
+		return pairwise.Point{X: cam.Fx*y[0]/y[2] + cam.Cx + 0.2*rng.NormFloat64(), Y: cam.Fy*y[1]/y[2] + cam.Cy + 0.2*rng.NormFloat64()}
+	}
+	r := &Result{PixelThreshold: 3}
+	a, b := map[int][]pairwise.Point{}, map[int][]pairwise.Point{}
+	pairOf := map[[2]int]int{}
+	for i := range views {
+		for j := i + 1; j < views; j++ {
+			R := pairwise.Mul3(rots[j], pairwise.Transpose3(rots[i]))
+			var t [3]float64
+			for q := range 3 {
+				t[q] = ts[j][q] - (R[3*q]*ts[i][0] + R[3*q+1]*ts[i][1] + R[3*q+2]*ts[i][2])
+			}
+			if i == 0 && j == bad {
+				R = pairwise.Mul3(rodriguesY(5*math.Pi/180), R)
+			}
+			e := pairwise.Mul3([9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}, R)
+			k := len(r.Verified)
+			kinv := [9]float64{1 / cam.Fx, 0, -cam.Cx / cam.Fx, 0, 1 / cam.Fy, -cam.Cy / cam.Fy, 0, 0, 1}
+			f := pairwise.Mul3(pairwise.Transpose3(kinv), pairwise.Mul3(e, kinv))
+			r.Verified = append(r.Verified, pairwise.Verified{I: i, J: j, Model: pairwise.Essential, Matrix: e, F: f})
+			pairOf[[2]int{i, j}] = k
+			for _, x := range pts {
+				a[k], b[k] = append(a[k], project(i, x)), append(b[k], project(j, x))
+			}
+		}
+	}
+	return r, a, b, pairOf, cam, rots, ts
+}
+
+func rodriguesY(th float64) [9]float64 {
+	c, s := math.Cos(th), math.Sin(th)
+	return [9]float64{c, 0, s, 0, 1, 0, -s, 0, c}
+}
+
+// TestCorrectRotationLoops: a pair whose rotation is 5° off is found when
+// its triangles' other pairs are confirmed, and only it; its new model
+// has the true rotation and fits its (right) matches. With three views
+// nothing is confirmed, so nothing changes; nor with the check off or
+// without intrinsics.
+func TestCorrectRotationLoops(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		views, bad int
+		tau        float64
+		noCamera   bool
+		want       []int // fixed pairs, as their index
+	}{
+		{"five views, (0, 4) off", 5, 4, 2, false, []int{3}},
+		{"five views, none off", 5, -1, 2, false, nil},
+		{"three views, (0, 2) off", 3, 2, 2, false, nil},
+		{"check off", 5, 4, 0, false, nil},
+		{"no intrinsics", 5, 4, 2, true, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, a, b, pairOf, cam, rots, _ := loopScene(c.views, c.bad)
+			opts := Options{RotationLoops: c.tau, Camera: cam}
+			if c.noCamera {
+				opts.Camera = pairwise.Camera{}
+			}
+			before := append([]pairwise.Verified(nil), r.Verified...)
+			fixed, err := r.correctRotationLoops(context.Background(), a, b, pairOf, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fixed) != len(c.want) {
+				t.Fatalf("fixed %v, want %v", fixed, c.want)
+			}
+			for _, k := range c.want {
+				if !fixed[k] {
+					t.Fatalf("fixed %v, want %v", fixed, c.want)
+				}
+				v := r.Verified[k]
+				R, _, ok := pairwise.RelativePose(v.Matrix, a[k], b[k], cam, cam)
+				trueR := pairwise.Mul3(rots[v.J], pairwise.Transpose3(rots[v.I]))
+				if d := pairwise.RotationAngle(pairwise.Mul3(R, pairwise.Transpose3(trueR))); !ok || d > 0.2 {
+					t.Errorf("pair %d-%d: new rotation %.3f° off the truth", v.I, v.J, d)
+				}
+				off := 0
+				for q := range a[k] {
+					if pairwise.SampsonError(v.F, a[k][q], b[k][q]) > 1 {
+						off++
+					}
+				}
+				if off > 0 {
+					t.Errorf("pair %d-%d: %d of %d matches more than 1 px off the new model", v.I, v.J, off, len(a[k]))
+				}
+			}
+			for k := range r.Verified {
+				if !fixed[k] && r.Verified[k].Matrix != before[k].Matrix {
+					t.Errorf("pair %d changed", k)
+				}
+			}
+		})
+	}
+}
