@@ -50,7 +50,7 @@ func ray(c Camera, p Point) [3]float64 {
 // camera J (x_J ∝ R x_I + t) triangulates in front of both: d1 R x − d2 y
 // = −t solved for the depths in least squares.
 func inFront(R [9]float64, t, x, y [3]float64) bool {
-	rx := [3]float64{R[0]*x[0] + R[1]*x[1] + R[2]*x[2], R[3]*x[0] + R[4]*x[1] + R[5]*x[2], R[6]*x[0] + R[7]*x[1] + R[8]*x[2]}
+	rx := mulVec3(R, x)
 	// Normal equations of [rx, -y] d = -t.
 	a11, a12, a22 := dot(rx, rx), -dot(rx, y), dot(y, y)
 	b1, b2 := -dot(rx, t), dot(y, t)
@@ -64,6 +64,11 @@ func inFront(R [9]float64, t, x, y [3]float64) bool {
 }
 
 func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+
+// mulVec3 is the matrix m (row-major) times x.
+func mulVec3(m [9]float64, x [3]float64) [3]float64 {
+	return [3]float64{m[0]*x[0] + m[1]*x[1] + m[2]*x[2], m[3]*x[0] + m[4]*x[1] + m[5]*x[2], m[6]*x[0] + m[7]*x[1] + m[8]*x[2]}
+}
 
 // RotationAngle is the angle of the rotation R, in degrees.
 // (atan2 of its sine and cosine, exact near 0 where acos of the trace is
@@ -106,8 +111,7 @@ func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr floa
 	n := make([][3]float64, len(a))
 	for k := range a {
 		x, y := ray(ci, a[k]), ray(cj, b[k])
-		rx := [3]float64{R[0]*x[0] + R[1]*x[1] + R[2]*x[2], R[3]*x[0] + R[4]*x[1] + R[5]*x[2], R[6]*x[0] + R[7]*x[1] + R[8]*x[2]}
-		n[k] = cross(rx, y)
+		n[k] = cross(mulVec3(R, x), y)
 	}
 	fOf := func(t [3]float64) [9]float64 { return essentialToFundamental(Mul3(skew(t), R), ci, cj) }
 	support := func(t [3]float64) int {

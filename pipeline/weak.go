@@ -50,7 +50,8 @@ const DefaultWeakThreshold = 1.5
 // most; a match wrong along its epipolar line fits the pair's model but
 // not the models of the track's other weak pairs.
 func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
-	if opts.WeakPairs <= 0 && opts.RotationLoops <= 0 || r.Verified == nil {
+	loops := opts.RotationLoops > 0 && opts.Camera.Known()
+	if opts.WeakPairs <= 0 && !loops || r.Verified == nil {
 		return nil
 	}
 	tau := opts.WeakThreshold
