@@ -10,6 +10,7 @@ import (
 	// focal prior needs.
 	"github.com/rwcarlsen/goexif/exif"
 
+	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
@@ -46,7 +47,7 @@ type ColmapCamera struct {
 	// Source says where the focal length came from: "intrinsics",
 	// "exif" (focal length and focal-plane resolution), "exif-35mm"
 	// (35 mm equivalent), or "default" (1.2 × the larger side, COLMAP's
-	// prior).
+	// prior), or "self-calibration" (pipeline.Options.SelfCalibrate).
 	Source string
 }
 
@@ -61,6 +62,11 @@ type CameraOptions struct {
 	// Intrinsics, when known, hold every image's fx, fy, cx, cy at full
 	// resolution, clearmatch's convention (pixel centres at integers).
 	Intrinsics pairwise.Camera
+	// SelfCalibration, when accepted and Intrinsics are not known, starts
+	// every image's camera at its focal length, principal point and radial
+	// distortion (where the model has one), source "self-calibration",
+	// provided the images share one size and one focal prior.
+	SelfCalibration *calib.Result
 }
 
 // ColmapCameras makes the cameras of images (res.Images and res.Sets) and
@@ -75,20 +81,38 @@ func ColmapCameras(images []pipeline.Image, sets []*features.Set, o CameraOption
 	var cams []ColmapCamera
 	camOf := make([]int, len(sets))
 	shared := map[string]int{}
-	for i, s := range sets {
-		fx, fy, cx, cy := o.Intrinsics.Fx, o.Intrinsics.Fy, o.Intrinsics.Cx+0.5, o.Intrinsics.Cy+0.5
-		src := "intrinsics"
-		if !o.Intrinsics.Known() {
+	type prior struct {
+		f   float64
+		src string
+	}
+	priors := make([]prior, len(sets))
+	same := true
+	if !o.Intrinsics.Known() {
+		for i, s := range sets {
 			path := ""
 			if i < len(images) {
 				path = images[i].Path
 			}
-			var f float64
-			f, src = FocalPrior(path, s.Width, s.Height)
+			priors[i].f, priors[i].src = FocalPrior(path, s.Width, s.Height)
+			same = same && priors[i] == priors[0] && s.Width == sets[0].Width && s.Height == sets[0].Height
+		}
+	}
+	sc := o.SelfCalibration
+	self := !o.Intrinsics.Known() && sc != nil && sc.Accepted && same
+	for i, s := range sets {
+		fx, fy, cx, cy := o.Intrinsics.Fx, o.Intrinsics.Fy, o.Intrinsics.Cx+0.5, o.Intrinsics.Cy+0.5
+		src, k1 := "intrinsics", 0.0
+		switch {
+		case self:
+			c := sc.Camera
+			fx, fy, cx, cy, k1, src = c.Focal, c.Focal, c.Cx+0.5, c.Cy+0.5, c.K1, "self-calibration"
+		case !o.Intrinsics.Known():
+			f := priors[i].f
+			src = priors[i].src
 			fx, fy, cx, cy = f, f, float64(s.Width)/2, float64(s.Height)/2
 		}
 		cam := ColmapCamera{Model: o.Model, Width: s.Width, Height: s.Height, PriorFocal: src != "default", Source: src}
-		cam.Params = colmapParams(o.Model, fx, fy, cx, cy)
+		cam.Params = colmapParams(o.Model, fx, fy, cx, cy, k1)
 		key := fmt.Sprint(cam.Width, cam.Height, cam.Params, cam.Source)
 		if c, ok := shared[key]; ok && !o.PerImage {
 			camOf[i] = c
@@ -101,7 +125,7 @@ func ColmapCameras(images []pipeline.Image, sets []*features.Set, o CameraOption
 	return cams, camOf, nil
 }
 
-func colmapParams(model string, fx, fy, cx, cy float64) []float64 {
+func colmapParams(model string, fx, fy, cx, cy, k1 float64) []float64 {
 	p := make([]float64, colmapModels[model][1])
 	f := (fx + fy) / 2
 	switch model {
@@ -109,6 +133,12 @@ func colmapParams(model string, fx, fy, cx, cy float64) []float64 {
 		p[0], p[1], p[2], p[3] = fx, fy, cx, cy
 	default:
 		p[0], p[1], p[2] = f, cx, cy
+	}
+	switch model {
+	case "SIMPLE_RADIAL", "RADIAL":
+		p[3] = k1
+	case "OPENCV", "FULL_OPENCV":
+		p[4] = k1
 	}
 	return p
 }

@@ -63,14 +63,36 @@ type Report struct {
 	UnconfirmedObservations int `json:"unconfirmed_observations"`
 	// WeakPairs is the weak-pair filter's count (-weak-pairs): the pairs
 	// refitted and the observations taken out; omitted when it is off.
-	WeakPairs         *pipeline.WeakStats `json:"weak_pairs,omitempty"`
-	ConsistentMatches int                 `json:"consistent_matches"`
-	CacheHits         int                 `json:"cache_hits"`
-	PairCacheHits     [2]int              `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
-	DescriptorLoads   int64               `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
-	PairSelection     PairSelection       `json:"pair_selection"`
-	Pairs             []PairReport        `json:"pairs"`
-	TimingSeconds     map[string]float64  `json:"timing_s"`
+	WeakPairs *pipeline.WeakStats `json:"weak_pairs,omitempty"`
+	// SelfCalibration is what -self-calibrate found; omitted when it did
+	// not run (intrinsics given, or -self-calibrate=false).
+	SelfCalibration   *SelfCalibration   `json:"self_calibration,omitempty"`
+	ConsistentMatches int                `json:"consistent_matches"`
+	CacheHits         int                `json:"cache_hits"`
+	PairCacheHits     [2]int             `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
+	DescriptorLoads   int64              `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
+	PairSelection     PairSelection      `json:"pair_selection"`
+	Pairs             []PairReport       `json:"pairs"`
+	TimingSeconds     map[string]float64 `json:"timing_s"`
+}
+
+// SelfCalibration reports pipeline.Result.SelfCalibration: the camera in
+// full-resolution pixels, pixel centres at integers (COLMAP's principal
+// point is 0.5 more), and whether its principal point was accepted (the
+// export's camera starts there) or why not.
+type SelfCalibration struct {
+	Accepted     bool    `json:"accepted"`
+	Reason       string  `json:"reason,omitempty"`
+	Focal        float64 `json:"focal_px"`
+	Cx           float64 `json:"cx"`
+	Cy           float64 `json:"cy"`
+	K1           float64 `json:"k1"`
+	Images       int     `json:"images"`
+	Placed       int     `json:"placed"`
+	Points       int     `json:"points"`
+	Observations int     `json:"observations"`
+	RMS          float64 `json:"rms_px"`
+	Chi2         float64 `json:"chi2"`
 }
 
 // NewReport summarizes a run whose tracks and consistent matches are t and
@@ -91,6 +113,11 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),
 			"refine": r.Timing.Refine.Seconds(), "weak": r.Timing.Weak.Seconds(),
 		},
+	}
+	if sc := r.SelfCalibration; sc != nil {
+		rep.SelfCalibration = &SelfCalibration{Accepted: sc.Accepted, Reason: sc.Reason, Focal: sc.Camera.Focal, Cx: sc.Camera.Cx, Cy: sc.Camera.Cy, K1: sc.Camera.K1,
+			Images: sc.Views, Placed: sc.Registered, Points: sc.Points, Observations: sc.Observations, RMS: sc.RMS, Chi2: sc.Chi2}
+		rep.TimingSeconds["calibrate"] = r.Timing.Calibrate.Seconds()
 	}
 	for _, s := range r.Skipped {
 		rep.Skipped = append(rep.Skipped, s.Name)

@@ -214,3 +214,10 @@ func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr floa
 	v.Matrix, v.F = e, f
 	return v, bestN, true
 }
+
+// SingularValues3 returns the singular values of the 3×3 matrix m
+// (row-major), largest first; ok is false when the decomposition fails.
+func SingularValues3(m [9]float64) (s [3]float64, ok bool) {
+	_, s, _, ok = svd3(m)
+	return s, ok
+}

@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/imagefile"
@@ -136,6 +137,13 @@ type Options struct {
 	// confirms (Result.Weak.Loops): see DefaultRotationLoops. 0 turns it
 	// off.
 	RotationLoops float64
+	// SelfCalibrate, when the intrinsics are not known (Camera) and
+	// Verify is on, estimates the camera the images share from the
+	// tracks (package calib: a small structure from motion and bundle
+	// adjustment) after the weak-pair filter: Result.SelfCalibration.
+	// Its principal point is accepted only when the data call for it over
+	// the image centre. Images of different sizes are not calibrated.
+	SelfCalibrate bool
 	// Matcher finds nearest descriptors; nil means the BLAS matcher
 	// (features.BLASMatcher: exactly pairwise.BruteForce's answer, about
 	// 3x faster per core than OpenCV's brute-force matcher), or
@@ -226,6 +234,7 @@ func DefaultOptions() Options {
 		Refine:        true,
 		WeakPairs:     DefaultWeakPairs,
 		RotationLoops: DefaultRotationLoops,
+		SelfCalibrate: true,
 	}
 }
 
@@ -257,6 +266,7 @@ func BenchmarkOptions() Options {
 	o.Refine = false                             // and their keypoints as given
 	o.WeakPairs = 0                              // and every track CLEAR made
 	o.RotationLoops = 0
+	o.SelfCalibrate = false
 	return o
 }
 
@@ -289,8 +299,9 @@ func (s Skipped) Message() string {
 // Timing holds the wall time of each stage.
 type Timing struct {
 	// Select is pair selection (the retrieval index; 0 otherwise); Weak
-	// the weak-pair filter (Options.WeakPairs).
-	Extract, Select, Match, Verify, Solve, Complete, Refine, Weak time.Duration
+	// the weak-pair filter (Options.WeakPairs); Calibrate the
+	// self-calibration (Options.SelfCalibrate).
+	Extract, Select, Match, Verify, Solve, Complete, Refine, Weak, Calibrate time.Duration
 }
 
 // Result is the output of every stage.
@@ -354,8 +365,12 @@ type Result struct {
 	Refined    []*features.Set
 	Refinement refine.Stats
 	// Weak counts what the weak-pair filter did (Options.WeakPairs).
-	Weak   WeakStats
-	Timing Timing
+	Weak WeakStats
+	// SelfCalibration is what Options.SelfCalibrate found (nil when it did
+	// not run). Its Camera is in full-resolution pixels, pixel centres at
+	// integer coordinates.
+	SelfCalibration *calib.Result
+	Timing          Timing
 }
 
 // Output returns the features the tracks are written with: Refined when
@@ -724,6 +739,13 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			return nil, err
 		}
 		r.Timing.Weak = time.Since(t5)
+	}
+	if opts.SelfCalibrate && opts.Verify && !opts.Camera.Known() {
+		t6 := time.Now()
+		if err := r.selfCalibrate(ctx); err != nil {
+			return nil, err
+		}
+		r.Timing.Calibrate = time.Since(t6)
 	}
 	return r, nil
 }

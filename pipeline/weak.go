@@ -60,12 +60,7 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 	}
 	sets, off := r.Output(), r.Offsets()
 	tracks := r.tracks()
-	pairOf := map[[2]int]int{}
-	for k, v := range r.Verified {
-		if v.Model == pairwise.Essential || v.Model == pairwise.Fundamental {
-			pairOf[[2]int{min(v.I, v.J), max(v.I, v.J)}] = k
-		}
-	}
+	pairOf := r.epipolarPairs()
 	pt := func(o obsRef) pairwise.Point {
 		kp := sets[o.img].Keypoints[o.kp]
 		return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
@@ -77,24 +72,7 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 		}
 		return pt(q), pt(o)
 	}
-	// The matches each pair is exported with: its tracks' that fit its model.
-	a := map[int][]pairwise.Point{}
-	b := map[int][]pairwise.Point{}
-	for _, t := range tracks {
-		for x := range t {
-			for y := x + 1; y < len(t); y++ {
-				k, ok := pairOf[[2]int{min(t[x].img, t[y].img), max(t[x].img, t[y].img)}]
-				if !ok {
-					continue
-				}
-				v := &r.Verified[k]
-				pa, pb := oriented(v, t[x], t[y])
-				if v.Agrees(pa, pb, r.Threshold(v.I, v.J)) {
-					a[k], b[k] = append(a[k], pa), append(b[k], pb)
-				}
-			}
-		}
-	}
+	a, b := r.pairMatches(tracks, pairOf)
 	refit := map[int]bool{}
 	var weak []int
 	for k := range a {
@@ -155,4 +133,48 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 	}
 	r.Weak.Dropped = len(drop)
 	return nil
+}
+
+// epipolarPairs maps each image pair (lower index first) verified by an
+// essential or fundamental matrix to its index in r.Verified.
+func (r *Result) epipolarPairs() map[[2]int]int {
+	pairOf := map[[2]int]int{}
+	for k, v := range r.Verified {
+		if v.Model == pairwise.Essential || v.Model == pairwise.Fundamental {
+			pairOf[[2]int{min(v.I, v.J), max(v.I, v.J)}] = k
+		}
+	}
+	return pairOf
+}
+
+// pairMatches returns the matches each pair of pairOf is exported with:
+// its tracks' matches that fit its model, at the output keypoints, as
+// (v.I's, v.J's) points by index in r.Verified.
+func (r *Result) pairMatches(tracks [][]obsRef, pairOf map[[2]int]int) (a, b map[int][]pairwise.Point) {
+	sets := r.Output()
+	pt := func(o obsRef) pairwise.Point {
+		kp := sets[o.img].Keypoints[o.kp]
+		return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+	}
+	a = map[int][]pairwise.Point{}
+	b = map[int][]pairwise.Point{}
+	for _, t := range tracks {
+		for x := range t {
+			for y := x + 1; y < len(t); y++ {
+				k, ok := pairOf[[2]int{min(t[x].img, t[y].img), max(t[x].img, t[y].img)}]
+				if !ok {
+					continue
+				}
+				v := &r.Verified[k]
+				pa, pb := pt(t[x]), pt(t[y])
+				if t[x].img != v.I {
+					pa, pb = pb, pa
+				}
+				if v.Agrees(pa, pb, r.Threshold(v.I, v.J)) {
+					a[k], b[k] = append(a[k], pa), append(b[k], pb)
+				}
+			}
+		}
+	}
+	return a, b
 }

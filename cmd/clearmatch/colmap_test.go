@@ -176,6 +176,39 @@ func TestSfMGroundTruthFountain(t *testing.T) {
 	if r.Registered != 5 || !(r.Position.Median < 0.015) {
 		t.Errorf("%d of 5 registered, position median %.2f mm; want all, under 15 mm", r.Registered, 1000*r.Position.Median)
 	}
+
+	// Without K, self-calibration must find the principal point nearer the
+	// truth than the image centre the mapper would otherwise keep (the
+	// centre is 11.1 px off; measured here 5.7 px off, at 1536 px 1.6 px
+	// on all 11 photos) and the focal length within 1%.
+	out2 := filepath.Join(t.TempDir(), "out")
+	cmd = exec.Command(bin, "match", dir, "-out", out2, "-max-dim", "768", "-export", "colmap", "-overlay-pairs", "none", "-cache", "")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("clearmatch match without K: %v\n%s", err, b)
+	}
+	var rep struct {
+		SelfCalibration *struct {
+			Accepted bool
+			Reason   string
+			Focal    float64 `json:"focal_px"`
+			Cx, Cy   float64
+			Placed   int
+		} `json:"self_calibration"`
+	}
+	if b, err = os.ReadFile(filepath.Join(out2, "report.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || rep.SelfCalibration == nil {
+		t.Fatalf("report.json: %v, self_calibration %v", err, rep.SelfCalibration)
+	}
+	sc := rep.SelfCalibration
+	const fx, fy, px, py = 1379.74, 1382.08, 760.095, 503.155
+	centre := math.Hypot(767.5-px, 511.5-py)
+	off := math.Hypot(sc.Cx-px, sc.Cy-py)
+	t.Logf("self-calibration: %+v, principal point %.1f px from the truth (the centre %.1f)", *sc, off, centre)
+	if !sc.Accepted || sc.Placed != 5 || !(off < 0.75*centre) || !(math.Abs(sc.Focal-(fx+fy)/2) < 0.01*(fx+fy)/2) {
+		t.Errorf("self-calibration %+v: want accepted, 5 placed, the principal point under %.1f px from the truth (%.1f), focal within 1%%", *sc, 0.75*centre, off)
+	}
 }
 
 // colmapRunner finds COLMAP (a test dependency: missing, the test skips,

@@ -152,6 +152,8 @@ func TestMatchBadFolder(t *testing.T) {
 		{[]string{"match", dir, "-out", out, "-rotation-loops", "-1"}, "-rotation-loops -1: want degrees in [0, 180) (0: off)"},
 		{[]string{"match", dir, "-out", out, "-rotation-loops", "NaN"}, "-rotation-loops NaN: want degrees in [0, 180) (0: off)"},
 		{[]string{"match", dir, "-out", out, "-rotation-loops", "3"}, "-rotation-loops needs -verify and -intrinsics"},
+		{[]string{"match", dir, "-out", out, "-self-calibrate", "-intrinsics", "1000,1000,50,50"}, "-self-calibrate needs -verify and no -intrinsics"},
+		{[]string{"match", dir, "-out", out, "-self-calibrate", "-verify=false"}, "-self-calibrate needs -verify and no -intrinsics"},
 		{[]string{"match", "-out", out}, "no images"},
 		{[]string{"match", dir, "-out", out, "-export", "bundler"}, "-export"},
 		{[]string{"match", dir, "-out", out, "-pairs", "retreival"}, `-pairs "retreival": not auto, exhaustive, sequential, retrieval, nor a file`},

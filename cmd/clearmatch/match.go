@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -100,6 +101,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&p.WeakPairs, "weak-pairs", p.WeakPairs, "weak-pair filter (0: off): refit the E or F of each verified pair exported with fewer matches than this, and take an observation out of its track when it is -weak-threshold off two such pairs' refitted models with the rest of the track")
 	fs.Float64Var(&p.WeakThreshold, "weak-threshold", pipeline.DefaultWeakThreshold, "Sampson distance (pixels, detection resolution) of -weak-pairs")
 	fs.Float64Var(&p.RotationLoops, "rotation-loops", p.RotationLoops, "with -intrinsics: degrees within which an essential pair's rotation must close some triangle of essential pairs; a pair none confirms gets the rotation its triangles give and its baseline refitted (0: off)")
+	fs.BoolVar(&p.SelfCalibrate, "self-calibrate", p.SelfCalibrate, "without -intrinsics: estimate the camera the images share (principal point, focal length, radial distortion) by bundle adjustment over the tracks and start the COLMAP export's camera there; the principal point stays at the image centre unless the tracks call for another")
 	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image (full-resolution pixels): verify with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
@@ -149,6 +151,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if o.pipe.RotationLoops > 0 && given["rotation-loops"] && (!o.pipe.Verify || !o.pipe.Camera.Known()) {
 		return usagef("-rotation-loops needs -verify and -intrinsics: it checks the rotations of essential matrices")
+	}
+	if o.pipe.SelfCalibrate && given["self-calibrate"] && (!o.pipe.Verify || o.pipe.Camera.Known()) {
+		return usagef("-self-calibrate needs -verify and no -intrinsics: it calibrates from verified tracks when the camera is unknown")
 	}
 	if os.Getenv("GOGC") == "" {
 		// Most of match's heap is descriptor arrays, which hold no
@@ -225,6 +230,15 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if o.pipe.Verify && (o.pipe.WeakPairs > 0 || o.pipe.RotationLoops > 0 && o.pipe.Camera.Known()) {
 		fmt.Fprintf(stderr, "weak     %d pairs of fewer than %d matches refitted, %d rotations no triangle confirmed replaced, %d observations taken out of their tracks, %v\n",
 			res.Weak.Pairs, o.pipe.WeakPairs, res.Weak.Loops, res.Weak.Dropped, res.Timing.Weak.Round(1e6))
+	}
+	if sc := res.SelfCalibration; sc != nil {
+		if sc.Accepted {
+			c := sc.Camera
+			fmt.Fprintf(stderr, "calib    principal point (%.1f, %.1f) px, %.1f px from the centre; focal %.1f px, k1 %.4f (%d of %d images placed, %d points, %.2f px, chi² %.0f), %v\n",
+				c.Cx, c.Cy, math.Hypot(c.Cx-float64(res.Sets[0].Width-1)/2, c.Cy-float64(res.Sets[0].Height-1)/2), c.Focal, c.K1, sc.Registered, sc.Views, sc.Points, sc.RMS, sc.Chi2, res.Timing.Calibrate.Round(1e6))
+		} else {
+			fmt.Fprintf(stderr, "calib    principal point kept at the image centre: %s, %v\n", sc.Reason, res.Timing.Calibrate.Round(1e6))
+		}
 	}
 	tracks, ms := export.Build(res.Output(), eval.MinTrack(res.Item, o.minTrack))
 	// The stage is published whole at the end, so the two large files
@@ -445,7 +459,7 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 		return nil
 	}
 	cams, camOf, err := export.ColmapCameras(res.Images, res.Sets, export.CameraOptions{
-		Model: o.cameraModel, PerImage: !o.singleCamera, Intrinsics: o.pipe.Camera})
+		Model: o.cameraModel, PerImage: !o.singleCamera, Intrinsics: o.pipe.Camera, SelfCalibration: res.SelfCalibration})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,19 @@
+package calib
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkEstimate: 11 views, 20000 tracks, the size of fountain-p11's
+// (1536 px) after MaxPoints.
+func BenchmarkEstimate(b *testing.B) {
+	tracks, rots := scene(Camera{Focal: 1380, Cx: 760, Cy: 503}, 11, 20000, 0.3, 0.5, 1)
+	o := Options{Width: 1536, Height: 1024}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Estimate(context.Background(), 11, tracks, rots, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

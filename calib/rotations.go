@@ -1,0 +1,197 @@
+package calib
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// edge is a relative rotation between local views: x_j = R x_i.
+type edge struct {
+	i, j int
+	R    [9]float64
+	w    float64
+}
+
+// averageRotations returns the views' world-to-camera rotations, the
+// first the identity, from the relative rotations of edges: the spectral
+// relaxation of the chordal problem (the top three eigenvectors of the
+// matrix of relative rotations, each view's block projected on the
+// rotations), then a few sweeps of robustly weighted chordal averaging
+// per view. ok is false when some view has no edge or the result is
+// degenerate.
+func averageRotations(n int, edges []edge) ([][9]float64, bool) {
+	deg := make([]int, n)
+	for _, e := range edges {
+		deg[e.i]++
+		deg[e.j]++
+	}
+	for _, d := range deg {
+		if d == 0 {
+			return nil, false
+		}
+	}
+	M := mat.NewSymDense(3*n, nil)
+	for _, e := range edges {
+		// Block (j, i) is w R_ij (R_j R_iᵀ); block (i, j) its transpose.
+		for r := range 3 {
+			for c := range 3 {
+				M.SetSym(3*e.j+r, 3*e.i+c, M.At(3*e.j+r, 3*e.i+c)+e.w*e.R[3*r+c])
+			}
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(M, true) {
+		return nil, false
+	}
+	var V mat.Dense
+	eig.VectorsTo(&V)
+	// Eigenvalues ascend: the top three are the last columns.
+	R := make([][9]float64, n)
+	flips := 0
+	for i := range n {
+		var b [9]float64
+		for r := range 3 {
+			for c := range 3 {
+				b[3*r+c] = V.At(3*i+r, 3*n-3+c)
+			}
+		}
+		if det3(b) < 0 {
+			flips++
+		}
+		R[i] = b
+	}
+	for i := range n {
+		if 2*flips > n {
+			for k := range R[i] {
+				R[i][k] = -R[i][k]
+			}
+		}
+		var ok bool
+		if R[i], ok = nearestRotation(R[i]); !ok {
+			return nil, false
+		}
+	}
+	// Gauss–Seidel sweeps: R_j = nearest(Σ w R_ij R_i) over j's edges,
+	// weights falling with the edge's residual angle (Cauchy, 2°).
+	adj := make([][]int, n)
+	for k, e := range edges {
+		adj[e.i] = append(adj[e.i], k)
+		adj[e.j] = append(adj[e.j], k)
+	}
+	for range 20 {
+		for v := range n {
+			var sum [9]float64
+			for _, k := range adj[v] {
+				e := edges[k]
+				var pred [9]float64 // R_v predicted by the edge
+				if e.j == v {
+					pred = mul3(e.R, R[e.i])
+				} else {
+					pred = mul3(transpose3(e.R), R[e.j])
+				}
+				res := angle(mul3(pred, transpose3(R[v])))
+				w := e.w / (1 + (res/2)*(res/2))
+				for x := range sum {
+					sum[x] += w * pred[x]
+				}
+			}
+			if r, ok := nearestRotation(sum); ok {
+				R[v] = r
+			}
+		}
+	}
+	// Gauge: the first view's frame is the world's.
+	g := transpose3(R[0])
+	for i := range R {
+		R[i] = mul3(R[i], g)
+	}
+	return R, true
+}
+
+// nearestRotation is the rotation nearest m in the Frobenius norm.
+func nearestRotation(m [9]float64) ([9]float64, bool) {
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(3, 3, m[:]), mat.SVDFull) {
+		return m, false
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	var r mat.Dense
+	r.Mul(&u, v.T())
+	if mat.Det(&r) < 0 {
+		d := mat.NewDiagDense(3, []float64{1, 1, -1})
+		var ud mat.Dense
+		ud.Mul(&u, d)
+		r.Mul(&ud, v.T())
+	}
+	var out [9]float64
+	for i := range 3 {
+		for j := range 3 {
+			out[3*i+j] = r.At(i, j)
+		}
+	}
+	for _, x := range out {
+		if math.IsNaN(x) {
+			return m, false
+		}
+	}
+	return out, true
+}
+
+// angle is the rotation angle of R, degrees.
+func angle(R [9]float64) float64 {
+	c := (R[0] + R[4] + R[8] - 1) / 2
+	s := math.Hypot(math.Hypot(R[7]-R[5], R[2]-R[6]), R[3]-R[1]) / 2
+	return math.Atan2(s, c) * 180 / math.Pi
+}
+
+func mul3(a, b [9]float64) [9]float64 {
+	var c [9]float64
+	for i := range 3 {
+		for j := range 3 {
+			c[3*i+j] = a[3*i]*b[j] + a[3*i+1]*b[3+j] + a[3*i+2]*b[6+j]
+		}
+	}
+	return c
+}
+
+func transpose3(a [9]float64) [9]float64 {
+	return [9]float64{a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8]}
+}
+
+func det3(m [9]float64) float64 {
+	return m[0]*(m[4]*m[8]-m[5]*m[7]) - m[1]*(m[3]*m[8]-m[5]*m[6]) + m[2]*(m[3]*m[7]-m[4]*m[6])
+}
+
+func mulVec(m [9]float64, x [3]float64) [3]float64 {
+	return [3]float64{m[0]*x[0] + m[1]*x[1] + m[2]*x[2], m[3]*x[0] + m[4]*x[1] + m[5]*x[2], m[6]*x[0] + m[7]*x[1] + m[8]*x[2]}
+}
+
+func mulTVec(m [9]float64, x [3]float64) [3]float64 {
+	return [3]float64{m[0]*x[0] + m[3]*x[1] + m[6]*x[2], m[1]*x[0] + m[4]*x[1] + m[7]*x[2], m[2]*x[0] + m[5]*x[1] + m[8]*x[2]}
+}
+
+// expRot is the rotation exp([w]×) (Rodrigues).
+func expRot(w [3]float64) [9]float64 {
+	th := math.Sqrt(w[0]*w[0] + w[1]*w[1] + w[2]*w[2])
+	if th < 1e-12 {
+		return [9]float64{1, -w[2], w[1], w[2], 1, -w[0], -w[1], w[0], 1}
+	}
+	k := [3]float64{w[0] / th, w[1] / th, w[2] / th}
+	s, c := math.Sin(th), math.Cos(th)
+	v := 1 - c
+	return [9]float64{
+		c + k[0]*k[0]*v, k[0]*k[1]*v - k[2]*s, k[0]*k[2]*v + k[1]*s,
+		k[1]*k[0]*v + k[2]*s, c + k[1]*k[1]*v, k[1]*k[2]*v - k[0]*s,
+		k[2]*k[0]*v - k[1]*s, k[2]*k[1]*v + k[0]*s, c + k[2]*k[2]*v,
+	}
+}
+
+func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func dot(a, b [3]float64) float64    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func norm(a [3]float64) float64      { return math.Sqrt(dot(a, a)) }
+func cross(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
