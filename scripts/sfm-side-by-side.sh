@@ -4,7 +4,9 @@
 # Runs clearmatch -> colmap mapper and COLMAP 3.8's own CPU pipeline
 # (feature_extractor + exhaustive_matcher + mapper) on SCENE/images, with
 # the true intrinsics (from SCENE/gt_cameras, fixed in bundle adjustment)
-# and without them (COLMAP's defaults: one SIMPLE_RADIAL camera), and
+# and without them (one SIMPLE_RADIAL camera: COLMAP's defaults for COLMAP
+# alone; for clearmatch the camera its self-calibration exports, whose
+# principal point the mapper keeps as it keeps COLMAP's at the centre), and
 # prints one table: camera position and rotation errors against
 # SCENE/gt_cameras (clearmatch eval-sfm: similarity on the camera centres),
 # registered images, points, reprojection error, the share of the

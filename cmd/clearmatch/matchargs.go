@@ -203,6 +203,10 @@ func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []e
 	fmt.Fprintf(w, "components %d (largest %d%s), universe %d, tracks %d (min %d observations)%s, consistent matches %d\n",
 		c.Components, c.LargestComponent, split, c.UniverseSize, len(t.Tracks), minTrack, completed, len(ms))
 	tm := r.Timing
-	fmt.Fprintf(w, "time: extract %.2fs (%d cached), match %.2fs, verify %.2fs, solve %.3fs, complete %.3fs, refine %.2fs; output in %s\n",
-		tm.Extract.Seconds(), r.CacheHits, tm.Match.Seconds(), tm.Verify.Seconds(), tm.Solve.Seconds(), tm.Complete.Seconds(), tm.Refine.Seconds(), out)
+	calibrate := ""
+	if r.SelfCalibration != nil {
+		calibrate = fmt.Sprintf(", calibrate %.2fs", tm.Calibrate.Seconds())
+	}
+	fmt.Fprintf(w, "time: extract %.2fs (%d cached), match %.2fs, verify %.2fs, solve %.3fs, complete %.3fs, refine %.2fs%s; output in %s\n",
+		tm.Extract.Seconds(), r.CacheHits, tm.Match.Seconds(), tm.Verify.Seconds(), tm.Solve.Seconds(), tm.Complete.Seconds(), tm.Refine.Seconds(), calibrate, out)
 }
