@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // free says which intrinsics an adjustment fits; the poses of the placed
@@ -272,7 +274,7 @@ func schurSolve(H, g []float64, blocks []pointBlock, N, nI int, lambda float64) 
 		for i := range 3 {
 			V[4*i] += lambda*pb.V[4*i] + 1e-9
 		}
-		inv, ok := inverse3(V)
+		inv, ok := pairwise.Inverse3(V)
 		if !ok {
 			return nil, nil, false
 		}
@@ -369,7 +371,7 @@ func (m *model) apply(intr, slot []int, dc []float64, dp [][3]float64, blocks []
 			continue
 		}
 		o := nI + 6*s
-		m.R[v] = mul3(expRot([3]float64{dc[o], dc[o+1], dc[o+2]}), m.R[v])
+		m.R[v] = pairwise.Mul3(expRot([3]float64{dc[o], dc[o+1], dc[o+2]}), m.R[v])
 		m.C[v] = [3]float64{m.C[v][0] + dc[o+3], m.C[v][1] + dc[o+4], m.C[v][2] + dc[o+5]}
 	}
 	for p, pb := range blocks {
@@ -413,21 +415,4 @@ func (m *model) jacobian(ob Obs, X [3]float64) (r [2]float64, Jp [2][3]float64, 
 	Ji[0] = [4]float64{d * u, 1, 0, f * u * r2}
 	Ji[1] = [4]float64{d * w, 0, 1, f * w * r2}
 	return r, Jp, Jc, Ji, true
-}
-
-// inverse3 inverts a 3×3 matrix.
-func inverse3(A [9]float64) ([9]float64, bool) {
-	d := det3(A)
-	if d == 0 || math.IsNaN(d) {
-		return A, false
-	}
-	inv := [9]float64{
-		A[4]*A[8] - A[5]*A[7], A[2]*A[7] - A[1]*A[8], A[1]*A[5] - A[2]*A[4],
-		A[5]*A[6] - A[3]*A[8], A[0]*A[8] - A[2]*A[6], A[2]*A[3] - A[0]*A[5],
-		A[3]*A[7] - A[4]*A[6], A[1]*A[6] - A[0]*A[7], A[0]*A[4] - A[1]*A[3],
-	}
-	for i := range inv {
-		inv[i] /= d
-	}
-	return inv, true
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // scene makes views on an arc looking at a box of points, seen by a camera
@@ -30,7 +32,7 @@ func scene(cam Camera, views, points int, noise, rotNoise float64, seed int64) (
 		xc = [3]float64{xc[0] / xl, xc[1] / xl, xc[2] / xl}
 		yc := cross(zc, xc)
 		base := [9]float64{xc[0], xc[1], xc[2], yc[0], yc[1], yc[2], zc[0], zc[1], zc[2]}
-		R[v] = mul3(expRot([3]float64{0, 0, 0.05 * rng.NormFloat64()}), base)
+		R[v] = pairwise.Mul3(expRot([3]float64{0, 0, 0.05 * rng.NormFloat64()}), base)
 	}
 	m := &model{cam: cam, R: R, C: C}
 	var tracks [][]Obs
@@ -54,10 +56,10 @@ func scene(cam Camera, views, points int, noise, rotNoise float64, seed int64) (
 	var rots []Rotation
 	for i := range views {
 		for j := i + 1; j < views; j++ {
-			Rij := mul3(R[j], transpose3(R[i]))
+			Rij := pairwise.Mul3(R[j], pairwise.Transpose3(R[i]))
 			ax := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 			l := norm(ax) / (rotNoise * math.Pi / 180)
-			Rij = mul3(expRot([3]float64{ax[0] / l, ax[1] / l, ax[2] / l}), Rij)
+			Rij = pairwise.Mul3(expRot([3]float64{ax[0] / l, ax[1] / l, ax[2] / l}), Rij)
 			rots = append(rots, Rotation{I: i, J: j, R: Rij, Weight: 100})
 		}
 	}
@@ -196,9 +198,9 @@ func TestAverageRotations(t *testing.T) {
 	var edges []edge
 	for i := range n {
 		for j := i + 1; j < n; j++ {
-			Rij := mul3(R[j], transpose3(R[i]))
+			Rij := pairwise.Mul3(R[j], pairwise.Transpose3(R[i]))
 			if i == 0 && j == 3 {
-				Rij = mul3(expRot([3]float64{0.5, 0, 0}), Rij) // one outlier, 29°
+				Rij = pairwise.Mul3(expRot([3]float64{0.5, 0, 0}), Rij) // one outlier, 29°
 			}
 			edges = append(edges, edge{i, j, Rij, 1})
 		}
@@ -208,8 +210,8 @@ func TestAverageRotations(t *testing.T) {
 		t.Fatal("not averaged")
 	}
 	for i := range n {
-		want := mul3(R[i], transpose3(R[0]))
-		if a := angle(mul3(got[i], transpose3(want))); a > 0.5 {
+		want := pairwise.Mul3(R[i], pairwise.Transpose3(R[0]))
+		if a := pairwise.RotationAngle(pairwise.Mul3(got[i], pairwise.Transpose3(want))); a > 0.5 {
 			t.Errorf("view %d: %.2f° off", i, a)
 		}
 	}

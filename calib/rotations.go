@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // edge is a relative rotation between local views: x_j = R x_i.
@@ -68,7 +70,7 @@ func averageRotations(n int, edges []edge) ([][9]float64, bool) {
 			}
 		}
 		var ok bool
-		if R[i], ok = nearestRotation(R[i]); !ok {
+		if R[i], ok = pairwise.NearestRotation(R[i]); !ok {
 			return nil, false
 		}
 	}
@@ -86,79 +88,27 @@ func averageRotations(n int, edges []edge) ([][9]float64, bool) {
 				e := edges[k]
 				var pred [9]float64 // R_v predicted by the edge
 				if e.j == v {
-					pred = mul3(e.R, R[e.i])
+					pred = pairwise.Mul3(e.R, R[e.i])
 				} else {
-					pred = mul3(transpose3(e.R), R[e.j])
+					pred = pairwise.Mul3(pairwise.Transpose3(e.R), R[e.j])
 				}
-				res := angle(mul3(pred, transpose3(R[v])))
+				res := pairwise.RotationAngle(pairwise.Mul3(pred, pairwise.Transpose3(R[v])))
 				w := e.w / (1 + (res/2)*(res/2))
 				for x := range sum {
 					sum[x] += w * pred[x]
 				}
 			}
-			if r, ok := nearestRotation(sum); ok {
+			if r, ok := pairwise.NearestRotation(sum); ok {
 				R[v] = r
 			}
 		}
 	}
 	// Gauge: the first view's frame is the world's.
-	g := transpose3(R[0])
+	g := pairwise.Transpose3(R[0])
 	for i := range R {
-		R[i] = mul3(R[i], g)
+		R[i] = pairwise.Mul3(R[i], g)
 	}
 	return R, true
-}
-
-// nearestRotation is the rotation nearest m in the Frobenius norm.
-func nearestRotation(m [9]float64) ([9]float64, bool) {
-	var svd mat.SVD
-	if !svd.Factorize(mat.NewDense(3, 3, m[:]), mat.SVDFull) {
-		return m, false
-	}
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
-	var r mat.Dense
-	r.Mul(&u, v.T())
-	if mat.Det(&r) < 0 {
-		d := mat.NewDiagDense(3, []float64{1, 1, -1})
-		var ud mat.Dense
-		ud.Mul(&u, d)
-		r.Mul(&ud, v.T())
-	}
-	var out [9]float64
-	for i := range 3 {
-		for j := range 3 {
-			out[3*i+j] = r.At(i, j)
-		}
-	}
-	for _, x := range out {
-		if math.IsNaN(x) {
-			return m, false
-		}
-	}
-	return out, true
-}
-
-// angle is the rotation angle of R, degrees.
-func angle(R [9]float64) float64 {
-	c := (R[0] + R[4] + R[8] - 1) / 2
-	s := math.Hypot(math.Hypot(R[7]-R[5], R[2]-R[6]), R[3]-R[1]) / 2
-	return math.Atan2(s, c) * 180 / math.Pi
-}
-
-func mul3(a, b [9]float64) [9]float64 {
-	var c [9]float64
-	for i := range 3 {
-		for j := range 3 {
-			c[3*i+j] = a[3*i]*b[j] + a[3*i+1]*b[3+j] + a[3*i+2]*b[6+j]
-		}
-	}
-	return c
-}
-
-func transpose3(a [9]float64) [9]float64 {
-	return [9]float64{a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8]}
 }
 
 func det3(m [9]float64) float64 {
