@@ -3,6 +3,7 @@ package calib
 import (
 	"context"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -155,19 +156,26 @@ func (m *model) levenbergMarquardt(ctx context.Context, fr free, iters int) erro
 	N := nI + 6*nc
 	lambda := 1e-4
 	cur := m.cost(m.active).sq
+	H := make([]float64, N*N)
+	g := make([]float64, N)
+	var blocks []pointBlock
 	for it := 0; it < iters; it++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		H := make([]float64, N*N)
-		g := make([]float64, N)
-		var blocks []pointBlock
+		clear(H)
+		clear(g)
+		blocks = blocks[:0]
 		for t, tr := range m.tracks {
 			if !m.tri[t] {
 				continue
 			}
-			pb := pointBlock{t: t}
-			camAt := map[int]int{}
+			// The block's slices are reused from the last iteration.
+			var pb pointBlock
+			if len(blocks) < cap(blocks) {
+				pb = blocks[:len(blocks)+1][len(blocks)]
+			}
+			pb = pointBlock{t: t, cams: pb.cams[:0], WC: pb.WC[:0]}
 			for k, ob := range tr {
 				if !m.active[t][k] {
 					continue
@@ -205,10 +213,9 @@ func (m *model) levenbergMarquardt(ctx context.Context, fr free, iters int) erro
 							H[b*N+o+a] += x
 						}
 					}
-					ci, ok := camAt[s]
-					if !ok {
+					ci := slices.Index(pb.cams, s)
+					if ci < 0 {
 						ci = len(pb.cams)
-						camAt[s] = ci
 						pb.cams = append(pb.cams, s)
 						pb.WC = append(pb.WC, [6][3]float64{})
 					}
@@ -234,11 +241,10 @@ func (m *model) levenbergMarquardt(ctx context.Context, fr free, iters int) erro
 				lambda *= 10
 				continue
 			}
-			trial := m.clone()
-			trial.apply(intr, slot, dc, dp, blocks, nI)
-			if c := trial.cost(trial.active).sq; c < cur {
+			saved := m.saveParams()
+			m.apply(intr, slot, dc, dp, blocks, nI)
+			if c := m.cost(m.active).sq; c < cur {
 				rel := (cur - c) / cur
-				*m = *trial
 				cur = c
 				lambda = math.Max(lambda/3, 1e-12)
 				improved = true
@@ -247,6 +253,7 @@ func (m *model) levenbergMarquardt(ctx context.Context, fr free, iters int) erro
 				}
 				break
 			}
+			m.restoreParams(saved)
 			lambda *= 5
 		}
 		if !improved {
@@ -415,4 +422,23 @@ func (m *model) jacobian(ob Obs, X [3]float64) (r [2]float64, Jp [2][3]float64, 
 	Ji[0] = [4]float64{d * u, 1, 0, f * u * r2}
 	Ji[1] = [4]float64{d * w, 0, 1, f * w * r2}
 	return r, Jp, Jc, Ji, true
+}
+
+// params are a model's parameters, for a step to be undone.
+type params struct {
+	cam Camera
+	R   [][9]float64
+	C   [][3]float64
+	X   [][3]float64
+}
+
+func (m *model) saveParams() params {
+	return params{m.cam, slices.Clone(m.R), slices.Clone(m.C), slices.Clone(m.X)}
+}
+
+func (m *model) restoreParams(p params) {
+	m.cam = p.cam
+	copy(m.R, p.R)
+	copy(m.C, p.C)
+	copy(m.X, p.X)
 }
