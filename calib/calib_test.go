@@ -75,8 +75,8 @@ func TestEstimate(t *testing.T) {
 	}{
 		{"offset principal point", Camera{Focal: 1380, Cx: 760.1, Cy: 503.2, K1: -0.02}, true, ""},
 		{"centred principal point", Camera{Focal: 1380, Cx: 767.5, Cy: 511.5}, false, "not significant"},
-		{"far offset", Camera{Focal: 1380, Cx: 720, Cy: 470}, true, ""},
-		{"beyond MaxOffset", Camera{Focal: 1380, Cx: 680, Cy: 450}, false, "beyond 0.05"},
+		{"far offset", Camera{Focal: 1380, Cx: 745, Cy: 492}, true, ""},
+		{"beyond MaxOffset", Camera{Focal: 1380, Cx: 680, Cy: 450}, false, "beyond 0.02"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tracks, rots := scene(tc.cam, 9, 3000, 0.3, 0.5, 1)
