@@ -463,6 +463,9 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 	if err != nil {
 		return err
 	}
+	if sc := res.SelfCalibration; sc != nil && sc.Accepted && cams[0].Source != "self-calibration" {
+		fmt.Fprintln(stderr, "warning: the self-calibrated camera is not exported: the images' focal priors (EXIF) differ, so they need not share one camera")
+	}
 	pairs, dropped := export.ColmapPairs(res, ms)
 	db := export.ColmapDatabase{Sets: res.Output(), Cameras: cams, CameraOf: camOf, Pairs: pairs}
 	if err := db.Write(filepath.Join(dir, "database.db")); err != nil {
