@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // model is a reconstruction: one camera, the views' poses (world to
@@ -231,21 +233,13 @@ func (m *model) place(v int, rng *rand.Rand, thr float64) bool {
 	if len(cs) < minPlace {
 		return false
 	}
-	// centre is the least-squares C with (I - d dᵀ)(X - C) = 0.
+	// centre is the point nearest the rays back from the points.
 	centre := func(idx []int) ([3]float64, bool) {
-		var A [9]float64
-		var rhs [3]float64
+		var ls lines
 		for _, k := range idx {
-			P := projector(cs[k].d)
-			q := mulVec(P, cs[k].X)
-			for x := range A {
-				A[x] += P[x]
-			}
-			for x := range rhs {
-				rhs[x] += q[x]
-			}
+			ls.add(cs[k].X, cs[k].d)
 		}
-		return solve3(A, rhs)
+		return ls.nearest()
 	}
 	m.placed[v] = true
 	inliers := func(C [3]float64) []int {
@@ -339,20 +333,12 @@ func (m *model) triangulate(t int, thr float64) bool {
 		}
 	}
 	for len(use) >= 2 {
-		var A [9]float64
-		var rhs [3]float64
+		var ls lines
 		ds := make([][3]float64, len(use))
 		for x, k := range use {
 			d := m.ray(tr[k].View, tr[k].X, tr[k].Y)
 			ds[x] = d
-			P := projector(d)
-			q := mulVec(P, m.C[tr[k].View])
-			for y := range A {
-				A[y] += P[y]
-			}
-			for y := range rhs {
-				rhs[y] += q[y]
-			}
+			ls.add(m.C[tr[k].View], d)
 		}
 		wide := false
 		for x := range ds {
@@ -363,7 +349,7 @@ func (m *model) triangulate(t int, thr float64) bool {
 		if !wide {
 			return false
 		}
-		X, ok := solve3(A, rhs)
+		X, ok := ls.nearest()
 		if !ok {
 			return false
 		}
@@ -386,6 +372,28 @@ func (m *model) triangulate(t int, thr float64) bool {
 	return false
 }
 
+// lines accumulates the least-squares point nearest a set of lines, each
+// through p along a unit d: Σ (I - d dᵀ) x = Σ (I - d dᵀ) p. A track's
+// point is nearest its rays from the cameras; a camera's centre nearest
+// the rays back from the points it sees.
+type lines struct {
+	A [9]float64
+	b [3]float64
+}
+
+func (ls *lines) add(p, d [3]float64) {
+	P := projector(d)
+	q := mulVec(P, p)
+	for x := range ls.A {
+		ls.A[x] += P[x]
+	}
+	for x := range ls.b {
+		ls.b[x] += q[x]
+	}
+}
+
+func (ls *lines) nearest() ([3]float64, bool) { return solve3(ls.A, ls.b) }
+
 // projector is I - d dᵀ for a unit d.
 func projector(d [3]float64) [9]float64 {
 	return [9]float64{
@@ -396,20 +404,18 @@ func projector(d [3]float64) [9]float64 {
 }
 
 // solve3 solves the symmetric 3×3 system A x = b; ok is false when A is
-// near singular.
+// near singular (its determinant within 1e-12 of the cube of its trace's
+// magnitudes, a stricter test than pairwise.Inverse3's own).
 func solve3(A [9]float64, b [3]float64) ([3]float64, bool) {
-	d := det3(A)
 	scale := math.Abs(A[0]) + math.Abs(A[4]) + math.Abs(A[8])
-	if !(math.Abs(d) > 1e-12*scale*scale*scale) {
+	if !(math.Abs(det3(A)) > 1e-12*scale*scale*scale) {
 		return [3]float64{}, false
 	}
-	inv := [9]float64{
-		A[4]*A[8] - A[5]*A[7], A[2]*A[7] - A[1]*A[8], A[1]*A[5] - A[2]*A[4],
-		A[5]*A[6] - A[3]*A[8], A[0]*A[8] - A[2]*A[6], A[2]*A[3] - A[0]*A[5],
-		A[3]*A[7] - A[4]*A[6], A[1]*A[6] - A[0]*A[7], A[0]*A[4] - A[1]*A[3],
+	inv, ok := pairwise.Inverse3(A)
+	if !ok {
+		return [3]float64{}, false
 	}
-	x := mulVec(inv, b)
-	return [3]float64{x[0] / d, x[1] / d, x[2] / d}, true
+	return mulVec(inv, b), true
 }
 
 // leastEigenvector is the unit eigenvector of the symmetric S's least

@@ -45,8 +45,8 @@ func (r *Result) selfCalibrate(ctx context.Context) error {
 		}
 		obs := make([]calib.Obs, len(t))
 		for x, o := range t {
-			kp := sets[o.img].Keypoints[o.kp]
-			obs[x] = calib.Obs{View: o.img, X: float64(kp.X), Y: float64(kp.Y)}
+			p := point(sets, o)
+			obs[x] = calib.Obs{View: o.img, X: p.X, Y: p.Y}
 		}
 		ct = append(ct, obs)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -61,17 +62,6 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 	sets, off := r.Output(), r.Offsets()
 	tracks := r.tracks()
 	pairOf := r.epipolarPairs()
-	pt := func(o obsRef) pairwise.Point {
-		kp := sets[o.img].Keypoints[o.kp]
-		return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
-	}
-	// oriented returns o and q as (v.I's, v.J's) points.
-	oriented := func(v *pairwise.Verified, o, q obsRef) (pairwise.Point, pairwise.Point) {
-		if o.img == v.I {
-			return pt(o), pt(q)
-		}
-		return pt(q), pt(o)
-	}
 	a, b := r.pairMatches(tracks, pairOf)
 	refit := map[int]bool{}
 	var weak []int
@@ -113,7 +103,7 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 					continue
 				}
 				v := &r.Verified[k]
-				pa, pb := oriented(v, o, q)
+				pa, pb := oriented(sets, v, o, q)
 				if pairwise.SampsonError(v.F, pa, pb) > tau*r.Threshold(v.I, v.J)/r.PixelThreshold {
 					n++
 				}
@@ -152,10 +142,6 @@ func (r *Result) epipolarPairs() map[[2]int]int {
 // (v.I's, v.J's) points by index in r.Verified.
 func (r *Result) pairMatches(tracks [][]obsRef, pairOf map[[2]int]int) (a, b map[int][]pairwise.Point) {
 	sets := r.Output()
-	pt := func(o obsRef) pairwise.Point {
-		kp := sets[o.img].Keypoints[o.kp]
-		return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
-	}
 	a = map[int][]pairwise.Point{}
 	b = map[int][]pairwise.Point{}
 	for _, t := range tracks {
@@ -166,10 +152,7 @@ func (r *Result) pairMatches(tracks [][]obsRef, pairOf map[[2]int]int) (a, b map
 					continue
 				}
 				v := &r.Verified[k]
-				pa, pb := pt(t[x]), pt(t[y])
-				if t[x].img != v.I {
-					pa, pb = pb, pa
-				}
+				pa, pb := oriented(sets, v, t[x], t[y])
 				if v.Agrees(pa, pb, r.Threshold(v.I, v.J)) {
 					a[k], b[k] = append(a[k], pa), append(b[k], pb)
 				}
@@ -177,4 +160,19 @@ func (r *Result) pairMatches(tracks [][]obsRef, pairOf map[[2]int]int) (a, b map
 		}
 	}
 	return a, b
+}
+
+// point is observation o's keypoint in sets.
+func point(sets []*features.Set, o obsRef) pairwise.Point {
+	kp := sets[o.img].Keypoints[o.kp]
+	return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+}
+
+// oriented returns the keypoints of o and q, two observations in v's
+// images, as (v.I's, v.J's).
+func oriented(sets []*features.Set, v *pairwise.Verified, o, q obsRef) (pairwise.Point, pairwise.Point) {
+	if o.img == v.I {
+		return point(sets, o), point(sets, q)
+	}
+	return point(sets, q), point(sets, o)
 }
