@@ -104,6 +104,15 @@ type Result struct {
 	// Chi2 is the likelihood-ratio statistic of the fitted principal point
 	// against the image centre.
 	Chi2 float64
+	// Residuals has, for every input track and observation, its
+	// reprojection error in pixels from the track's point in the final
+	// reconstruction with Camera (the fitted one when Accepted, else the
+	// centre's): the point triangulated from the placed views'
+	// observations within Threshold, then fitted to them by least squares.
+	// NaN where the view is not placed or the track has no point (fewer
+	// than two such observations, or rays too nearly parallel); +Inf
+	// behind the camera. Nil when no adjustment ran.
+	Residuals [][]float64 `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -162,69 +171,17 @@ var ErrNoViews = errors.New("calib: no views")
 // evidence, an implausible offset). The error is for bad arguments and
 // ctx's.
 func Estimate(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, o Options) (Result, error) {
-	if views < 1 {
-		return Result{}, ErrNoViews
-	}
 	if err := o.validate(); err != nil {
 		return Result{}, err
 	}
-	o = o.withDefaults()
-	for _, r := range rots {
-		if r.I < 0 || r.I >= views || r.J < 0 || r.J >= views || r.I == r.J {
-			return Result{}, fmt.Errorf("calib: rotation of views %d and %d: want two views in [0, %d)", r.I, r.J, views)
-		}
-	}
-	for ti, t := range tracks {
-		for _, ob := range t {
-			if ob.View < 0 || ob.View >= views {
-				return Result{}, fmt.Errorf("calib: track %d: view %d not in [0, %d)", ti, ob.View, views)
-			}
-		}
-	}
+	od := o.withDefaults()
 	cx, cy := float64(o.Width-1)/2, float64(o.Height-1)/2
-	start := Camera{Focal: o.Focal, Cx: cx, Cy: cy}
-	res := Result{Camera: start}
-
-	sel := SelectViews(ObservationCounts(views, tracks), rots, o.MaxViews)
-	res.Views = len(sel)
-	if len(sel) < 3 {
-		res.Reason = fmt.Sprintf("%d views joined by rotations, want 3", len(sel))
-		return res, nil
-	}
-	local := make([]int, views)
-	for i := range local {
-		local[i] = -1
-	}
-	for k, v := range sel {
-		local[v] = k
-	}
-	var edges []edge
-	for _, r := range rots {
-		i, j := local[r.I], local[r.J]
-		if i < 0 || j < 0 {
-			continue
-		}
-		w := r.Weight
-		if !(w > 0) {
-			w = 1
-		}
-		edges = append(edges, edge{i, j, r.R, w})
-	}
-	R, ok := averageRotations(len(sel), edges)
-	if !ok {
-		res.Reason = "the rotations could not be averaged"
-		return res, nil
-	}
-	pts := selectTracks(tracks, local, o.MaxPoints)
-	m := newModel(start, R, pts)
-	if err := m.initialize(ctx, edges, o.Threshold); err != nil {
+	start := Camera{Focal: od.Focal, Cx: cx, Cy: cy}
+	m, local, res, err := place(ctx, views, tracks, rots, start, o)
+	if err != nil || m == nil {
 		return res, err
 	}
-	res.Registered = m.registered()
-	if res.Registered < 3 {
-		res.Reason = fmt.Sprintf("%d of %d views placed, want 3", res.Registered, len(sel))
-		return res, nil
-	}
+	o = od
 
 	// Two final adjustments from the same start: the principal point held
 	// at the centre, and free. The first also serves as the start of the
@@ -266,7 +223,84 @@ func Estimate(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, o
 		res.Accepted = true
 		res.Camera = cam
 	}
+	if fin := m; finiteCamera(res.Camera) && res.Camera.Focal > 0 {
+		if res.Accepted {
+			fin = m2
+		}
+		if res.Residuals, err = fin.residuals(ctx, tracks, local, o.Threshold); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// place validates Estimate's and Reconstruct's arguments, averages the
+// rotations of the selected views and places them with camera cam. The
+// model is nil, with res.Reason saying why, when fewer than 3 views are
+// placed; local maps input views to the model's (-1: not selected).
+func place(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, cam Camera, o Options) (m *model, local []int, res Result, err error) {
+	if views < 1 {
+		return nil, nil, Result{}, ErrNoViews
+	}
+	if err := o.validate(); err != nil {
+		return nil, nil, Result{}, err
+	}
+	o = o.withDefaults()
+	for _, r := range rots {
+		if r.I < 0 || r.I >= views || r.J < 0 || r.J >= views || r.I == r.J {
+			return nil, nil, Result{}, fmt.Errorf("calib: rotation of views %d and %d: want two views in [0, %d)", r.I, r.J, views)
+		}
+	}
+	for ti, t := range tracks {
+		for _, ob := range t {
+			if ob.View < 0 || ob.View >= views {
+				return nil, nil, Result{}, fmt.Errorf("calib: track %d: view %d not in [0, %d)", ti, ob.View, views)
+			}
+		}
+	}
+	res.Camera = cam
+
+	sel := SelectViews(ObservationCounts(views, tracks), rots, o.MaxViews)
+	res.Views = len(sel)
+	if len(sel) < 3 {
+		res.Reason = fmt.Sprintf("%d views joined by rotations, want 3", len(sel))
+		return nil, nil, res, nil
+	}
+	local = make([]int, views)
+	for i := range local {
+		local[i] = -1
+	}
+	for k, v := range sel {
+		local[v] = k
+	}
+	var edges []edge
+	for _, r := range rots {
+		i, j := local[r.I], local[r.J]
+		if i < 0 || j < 0 {
+			continue
+		}
+		w := r.Weight
+		if !(w > 0) {
+			w = 1
+		}
+		edges = append(edges, edge{i, j, r.R, w})
+	}
+	R, ok := averageRotations(len(sel), edges)
+	if !ok {
+		res.Reason = "the rotations could not be averaged"
+		return nil, nil, res, nil
+	}
+	pts := selectTracks(tracks, local, o.MaxPoints)
+	m = newModel(cam, R, pts)
+	if err := m.initialize(ctx, edges, o.Threshold); err != nil {
+		return nil, nil, res, err
+	}
+	res.Registered = m.registered()
+	if res.Registered < 3 {
+		res.Reason = fmt.Sprintf("%d of %d views placed, want 3", res.Registered, len(sel))
+		return nil, nil, res, nil
+	}
+	return m, local, res, nil
 }
 
 func finiteCamera(c Camera) bool {

@@ -2,6 +2,7 @@ package calib
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand"
 	"strings"
@@ -122,7 +123,7 @@ func TestEstimateDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a != b {
+	if fmt.Sprint(a) != fmt.Sprint(b) { // Residuals may hold NaN
 		t.Errorf("two runs differ:\n%+v\n%+v", a, b)
 	}
 }

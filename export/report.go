@@ -66,14 +66,18 @@ type Report struct {
 	WeakPairs *pipeline.WeakStats `json:"weak_pairs,omitempty"`
 	// SelfCalibration is what -self-calibrate found; omitted when it did
 	// not run (intrinsics given, or -self-calibrate=false).
-	SelfCalibration   *SelfCalibration   `json:"self_calibration,omitempty"`
-	ConsistentMatches int                `json:"consistent_matches"`
-	CacheHits         int                `json:"cache_hits"`
-	PairCacheHits     [2]int             `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
-	DescriptorLoads   int64              `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
-	PairSelection     PairSelection      `json:"pair_selection"`
-	Pairs             []PairReport       `json:"pairs"`
-	TimingSeconds     map[string]float64 `json:"timing_s"`
+	SelfCalibration *SelfCalibration `json:"self_calibration,omitempty"`
+	// ReprojFilter is the reprojection filter's count (-reproj-filter):
+	// images placed, observations checked and taken out; omitted when it
+	// did not run.
+	ReprojFilter      *pipeline.ReprojStats `json:"reproj_filter,omitempty"`
+	ConsistentMatches int                   `json:"consistent_matches"`
+	CacheHits         int                   `json:"cache_hits"`
+	PairCacheHits     [2]int                `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
+	DescriptorLoads   int64                 `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
+	PairSelection     PairSelection         `json:"pair_selection"`
+	Pairs             []PairReport          `json:"pairs"`
+	TimingSeconds     map[string]float64    `json:"timing_s"`
 }
 
 // SelfCalibration reports pipeline.Result.SelfCalibration: the camera in
@@ -118,6 +122,10 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		rep.SelfCalibration = &SelfCalibration{Accepted: sc.Accepted, Reason: sc.Reason, Focal: sc.Camera.Focal, Cx: sc.Camera.Cx, Cy: sc.Camera.Cy, K1: sc.Camera.K1,
 			Images: sc.Views, Placed: sc.Registered, Points: sc.Points, Observations: sc.Observations, RMS: sc.RMS, Chi2: sc.Chi2}
 		rep.TimingSeconds["calibrate"] = r.Timing.Calibrate.Seconds()
+	}
+	if st := r.Reproj; st.Views > 0 || st.Reason != "" {
+		rep.ReprojFilter = &st
+		rep.TimingSeconds["reproj"] = r.Timing.Reproj.Seconds()
 	}
 	for _, s := range r.Skipped {
 		rep.Skipped = append(rep.Skipped, s.Name)

@@ -144,6 +144,13 @@ type Options struct {
 	// Its principal point is accepted only when the data call for it over
 	// the image centre. Images of different sizes are not calibrated.
 	SelfCalibrate bool
+	// ReprojFilter, when positive and Verify is on, reconstructs the
+	// images from the tracks after the self-calibration (with Camera when
+	// known, else the self-calibration's reconstruction) and takes out of
+	// its track every observation more than ReprojFilter pixels (detection
+	// resolution) from its track's point (Result.Reproj). DefaultOptions
+	// sets DefaultReprojFilter; 0 turns it off.
+	ReprojFilter float64
 	// Matcher finds nearest descriptors; nil means the BLAS matcher
 	// (features.BLASMatcher: exactly pairwise.BruteForce's answer, about
 	// 3x faster per core than OpenCV's brute-force matcher), or
@@ -235,6 +242,7 @@ func DefaultOptions() Options {
 		WeakPairs:     DefaultWeakPairs,
 		RotationLoops: DefaultRotationLoops,
 		SelfCalibrate: true,
+		ReprojFilter:  DefaultReprojFilter,
 	}
 }
 
@@ -267,6 +275,7 @@ func BenchmarkOptions() Options {
 	o.WeakPairs = 0                              // and every track CLEAR made
 	o.RotationLoops = 0
 	o.SelfCalibrate = false
+	o.ReprojFilter = 0
 	return o
 }
 
@@ -300,8 +309,9 @@ func (s Skipped) Message() string {
 type Timing struct {
 	// Select is pair selection (the retrieval index; 0 otherwise); Weak
 	// the weak-pair filter (Options.WeakPairs); Calibrate the
-	// self-calibration (Options.SelfCalibrate).
-	Extract, Select, Match, Verify, Solve, Complete, Refine, Weak, Calibrate time.Duration
+	// self-calibration (Options.SelfCalibrate); Reproj the reprojection
+	// filter (Options.ReprojFilter).
+	Extract, Select, Match, Verify, Solve, Complete, Refine, Weak, Calibrate, Reproj time.Duration
 }
 
 // Result is the output of every stage.
@@ -370,7 +380,9 @@ type Result struct {
 	// not run). Its Camera is in full-resolution pixels, pixel centres at
 	// integer coordinates.
 	SelfCalibration *calib.Result
-	Timing          Timing
+	// Reproj counts what the reprojection filter did (Options.ReprojFilter).
+	Reproj ReprojStats
+	Timing Timing
 }
 
 // Output returns the features the tracks are written with: Refined when
@@ -746,6 +758,13 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 			return nil, err
 		}
 		r.Timing.Calibrate = time.Since(t6)
+	}
+	if opts.ReprojFilter > 0 && opts.Verify {
+		t7 := time.Now()
+		if err := r.filterReprojection(ctx, opts); err != nil {
+			return nil, err
+		}
+		r.Timing.Reproj = time.Since(t7)
 	}
 	return r, nil
 }

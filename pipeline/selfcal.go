@@ -38,18 +38,7 @@ func (r *Result) selfCalibrate(ctx context.Context) error {
 		return nil
 	}
 	tracks := r.tracks()
-	ct := make([][]calib.Obs, 0, len(tracks))
-	for _, t := range tracks {
-		if len(t) < 2 {
-			continue
-		}
-		obs := make([]calib.Obs, len(t))
-		for x, o := range t {
-			p := point(sets, o)
-			obs[x] = calib.Obs{View: o.img, X: p.X, Y: p.Y}
-		}
-		ct = append(ct, obs)
-	}
+	ct := r.calibTracks(tracks, 0, 0, 0)
 	pairOf := r.epipolarPairs()
 	a, b := r.pairMatches(tracks, pairOf)
 	var links []calib.Rotation

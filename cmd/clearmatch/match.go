@@ -102,6 +102,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&p.WeakThreshold, "weak-threshold", pipeline.DefaultWeakThreshold, "Sampson distance (pixels, detection resolution) of -weak-pairs")
 	fs.Float64Var(&p.RotationLoops, "rotation-loops", p.RotationLoops, "with -intrinsics: degrees within which an essential pair's rotation must close some triangle of essential pairs; a pair none confirms gets the rotation its triangles give and its baseline refitted (0: off)")
 	fs.BoolVar(&p.SelfCalibrate, "self-calibrate", p.SelfCalibrate, "without -intrinsics: estimate the camera the images share (principal point, focal length, radial distortion) by bundle adjustment over the tracks and start the COLMAP export's camera there; the principal point stays at the image centre unless the tracks call for another")
+	fs.Float64Var(&p.ReprojFilter, "reproj-filter", p.ReprojFilter, "reconstruct the images from the tracks (with -intrinsics, or the -self-calibrate camera) and take out of its track every observation more than this many pixels (detection resolution) from its track's point (0: off)")
 	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image (full-resolution pixels): verify with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
@@ -151,6 +152,12 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if o.pipe.RotationLoops > 0 && given["rotation-loops"] && (!o.pipe.Verify || !o.pipe.Camera.Known()) {
 		return usagef("-rotation-loops needs -verify and -intrinsics: it checks the rotations of essential matrices")
+	}
+	if !o.pipe.Verify && o.pipe.ReprojFilter > 0 {
+		if given["reproj-filter"] {
+			return usagef("-reproj-filter needs -verify: it reconstructs the images from verified tracks")
+		}
+		o.pipe.ReprojFilter = 0
 	}
 	if o.pipe.SelfCalibrate && given["self-calibrate"] && (!o.pipe.Verify || o.pipe.Camera.Known()) {
 		return usagef("-self-calibrate needs -verify and no -intrinsics: it calibrates from verified tracks when the camera is unknown")
@@ -238,6 +245,15 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				c.Cx, c.Cy, math.Hypot(c.Cx-float64(res.Sets[0].Width-1)/2, c.Cy-float64(res.Sets[0].Height-1)/2), c.Focal, c.K1, sc.Registered, sc.Views, sc.Points, sc.RMS, sc.Chi2, res.Timing.Calibrate.Round(1e6))
 		} else {
 			fmt.Fprintf(stderr, "calib    principal point kept at the image centre: %s, %v\n", sc.Reason, res.Timing.Calibrate.Round(1e6))
+		}
+	}
+	if o.pipe.Verify && o.pipe.ReprojFilter > 0 {
+		st := res.Reproj
+		if st.Checked > 0 {
+			fmt.Fprintf(stderr, "reproj   %d of %d observations more than %g px from their point taken out of their tracks (%d of %d images placed), %v\n",
+				st.Dropped, st.Checked, o.pipe.ReprojFilter, st.Registered, st.Views, res.Timing.Reproj.Round(1e6))
+		} else {
+			fmt.Fprintf(stderr, "reproj   nothing checked: %s, %v\n", st.Reason, res.Timing.Reproj.Round(1e6))
 		}
 	}
 	tracks, ms := export.Build(res.Output(), eval.MinTrack(res.Item, o.minTrack))

@@ -60,6 +60,8 @@ func (o *matchOptions) check(inputs []string) error {
 		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
 	case !(p.WeakThreshold > 0) || math.IsInf(p.WeakThreshold, 0):
 		return usagef("-weak-threshold %v: want a positive number of pixels", p.WeakThreshold)
+	case !(p.ReprojFilter >= 0) || math.IsInf(p.ReprojFilter, 0):
+		return usagef("-reproj-filter %v: want 0 (off) or a positive number of pixels", p.ReprojFilter)
 	case !(p.RotationLoops >= 0 && p.RotationLoops < 180):
 		return usagef("-rotation-loops %v: want degrees in [0, 180) (0: off)", p.RotationLoops)
 	case !(p.Verification.MinInlierRatio >= 0 && p.Verification.MinInlierRatio <= 1):
@@ -206,6 +208,9 @@ func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []e
 	calibrate := ""
 	if r.SelfCalibration != nil {
 		calibrate = fmt.Sprintf(", calibrate %.2fs", tm.Calibrate.Seconds())
+	}
+	if r.Reproj.Views > 0 || r.Reproj.Reason != "" {
+		calibrate += fmt.Sprintf(", reproj %.2fs", tm.Reproj.Seconds())
 	}
 	fmt.Fprintf(w, "time: extract %.2fs (%d cached), match %.2fs, verify %.2fs, solve %.3fs, complete %.3fs, refine %.2fs%s; output in %s\n",
 		tm.Extract.Seconds(), r.CacheHits, tm.Match.Seconds(), tm.Verify.Seconds(), tm.Solve.Seconds(), tm.Complete.Seconds(), tm.Refine.Seconds(), calibrate, out)

@@ -1,0 +1,122 @@
+package calib
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// withOutliers moves one observation of every tenth track of three or more
+// views by dist pixels in a random direction, and returns which.
+func withOutliers(tracks [][]Obs, dist float64, seed int64) [][]bool {
+	rng := rand.New(rand.NewSource(seed))
+	moved := make([][]bool, len(tracks))
+	for t, tr := range tracks {
+		moved[t] = make([]bool, len(tr))
+		if len(tr) < 3 || t%10 != 0 {
+			continue
+		}
+		k := rng.Intn(len(tr))
+		a := 2 * math.Pi * rng.Float64()
+		tr[k].X += dist * math.Cos(a)
+		tr[k].Y += dist * math.Sin(a)
+		moved[t][k] = true
+	}
+	return moved
+}
+
+func TestReconstructResiduals(t *testing.T) {
+	cam := Camera{Focal: 1380, Cx: 760.1, Cy: 503.2}
+	for _, tc := range []struct {
+		name string
+		dist float64 // pixels an outlier is moved
+		// most wrongly flagged and least caught outliers, fractions,
+		// at the 1 px cut
+		falseMax, caughtMin float64
+	}{
+		{"outliers at 2.5 px", 2.5, 0.01, 0.9},
+		{"outliers at 10 px", 10, 0.01, 0.99},
+		{"none", 0, 0.01, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tracks, rots := scene(cam, 8, 3000, 0.2, 0.5, 5)
+			moved := withOutliers(tracks, tc.dist, 6)
+			if tc.dist == 0 {
+				for _, m := range moved {
+					clear(m)
+				}
+			}
+			fit, err := Reconstruct(context.Background(), 8, tracks, rots, cam, Options{Width: 1536, Height: 1024})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fit.Registered != 8 || len(fit.Residuals) != len(tracks) {
+				t.Fatalf("%d of 8 views placed, %d residual tracks of %d (%s)", fit.Registered, len(fit.Residuals), len(tracks), fit.Reason)
+			}
+			var good, bad, flaggedGood, caught, nan int
+			for ti, tr := range tracks {
+				if len(fit.Residuals[ti]) != len(tr) {
+					t.Fatalf("track %d: %d residuals for %d observations", ti, len(fit.Residuals[ti]), len(tr))
+				}
+				for k, e := range fit.Residuals[ti] {
+					if math.IsNaN(e) {
+						nan++
+						continue
+					}
+					if moved[ti][k] {
+						bad++
+						if e > 1 {
+							caught++
+						}
+					} else {
+						good++
+						if e > 1 {
+							flaggedGood++
+						}
+					}
+				}
+			}
+			if nan > good/100 {
+				t.Errorf("%d observations without a residual, of %d", nan, good+bad+nan)
+			}
+			if f := float64(flaggedGood) / float64(good); f > tc.falseMax {
+				t.Errorf("%d of %d right observations beyond 1 px (%.3f)", flaggedGood, good, f)
+			}
+			if bad > 0 {
+				if f := float64(caught) / float64(bad); f < tc.caughtMin {
+					t.Errorf("%d of %d moved observations beyond 1 px (%.3f)", caught, bad, f)
+				}
+			}
+		})
+	}
+}
+
+func TestReconstructBadArguments(t *testing.T) {
+	tracks, rots := scene(Camera{Focal: 1380, Cx: 760, Cy: 503}, 4, 200, 0.3, 0.5, 1)
+	ctx := context.Background()
+	o := Options{Width: 1536, Height: 1024}
+	for _, tc := range []struct {
+		name string
+		cam  Camera
+		o    Options
+	}{
+		{"zero focal", Camera{Cx: 760, Cy: 503}, o},
+		{"NaN principal point", Camera{Focal: 1380, Cx: math.NaN(), Cy: 503}, o},
+		{"no size", Camera{Focal: 1380, Cx: 760, Cy: 503}, Options{}},
+	} {
+		if _, err := Reconstruct(ctx, 4, tracks, rots, tc.cam, tc.o); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Reconstruct(cctx, 4, tracks, rots, Camera{Focal: 1380, Cx: 760, Cy: 503}, o); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	fit, err := Reconstruct(ctx, 4, tracks, nil, Camera{Focal: 1380, Cx: 760, Cy: 503}, o)
+	if err != nil || fit.Registered != 0 || fit.Residuals != nil || fit.Reason == "" {
+		t.Errorf("no rotations: %+v, %v", fit, err)
+	}
+}

@@ -1,0 +1,180 @@
+package pipeline
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/clearmatch/clearmatch/calib"
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// DefaultReprojFilter is Options.ReprojFilter in DefaultOptions, pixels
+// at detection resolution.
+const DefaultReprojFilter = 1.0
+
+// ReprojStats is what the reprojection filter (Options.ReprojFilter) did.
+type ReprojStats struct {
+	// Views is the number of images reconstructed, Registered those
+	// placed.
+	Views      int `json:"views"`
+	Registered int `json:"registered"`
+	// Checked counts the observations that had a point to be checked
+	// against, Dropped those taken out of their tracks.
+	Checked int `json:"checked"`
+	Dropped int `json:"dropped"`
+	// Reason says why nothing was checked, when Checked is 0.
+	Reason string `json:"reason,omitempty"`
+}
+
+// filterReprojection is the reprojection filter: the images are
+// reconstructed from the tracks (with the known camera by calib.Reconstruct,
+// or the self-calibration's reconstruction without one), and an
+// observation more than opts.ReprojFilter pixels (detection resolution)
+// from its track's point goes out of its track.
+//
+// The mapper takes an observation into a point within 4 px, and a few
+// wrong observations between 1 and 4 px pull the cameras of sparsely tied
+// photos; a match can fit every pair's epipolar geometry (along its line)
+// and still miss the point the track's other views fix.
+func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
+	if !(opts.ReprojFilter > 0) || r.Verified == nil {
+		return nil
+	}
+	st := &r.Reproj
+	tracks := r.tracks()
+	var res [][]float64
+	if opts.Camera.Known() {
+		var err error
+		if res, err = r.reconstructKnown(ctx, tracks, opts); err != nil {
+			return err
+		}
+	} else {
+		sc := r.SelfCalibration
+		if sc == nil {
+			st.Reason = "no self-calibration"
+			return nil
+		}
+		st.Views, st.Registered, res = sc.Views, sc.Registered, sc.Residuals
+		if res == nil {
+			st.Reason = "the self-calibration placed no images: " + sc.Reason
+			return nil
+		}
+	}
+	if res == nil {
+		return nil
+	}
+	off := r.Offsets()
+	var drop []int
+	n := 0
+	for _, t := range tracks {
+		if len(t) < 2 {
+			continue
+		}
+		e := res[n]
+		n++
+		for x, o := range t {
+			if math.IsNaN(e[x]) {
+				continue
+			}
+			st.Checked++
+			scale := 1.0
+			if r.PixelScale != nil {
+				scale = r.PixelScale[o.img]
+			}
+			if e[x] > opts.ReprojFilter*scale {
+				drop = append(drop, off[o.img]+o.kp)
+			}
+		}
+	}
+	if len(drop) > 0 {
+		if len(r.Item) > 0 && r.Clear != nil && len(r.Clear.Item) > 0 && &r.Item[0] == &r.Clear.Item[0] {
+			r.Item = slices.Clone(r.Item)
+		}
+		for _, g := range drop {
+			r.Item[g] = -1
+		}
+	}
+	st.Dropped = len(drop)
+	return nil
+}
+
+// calibTracks returns the tracks of two or more observations as calib
+// observations (full-resolution pixels), in the order of tracks. fy, when
+// positive, scales y about cy by fx/fy, so that a camera of two focal
+// lengths becomes calib's one.
+func (r *Result) calibTracks(tracks [][]obsRef, fx, fy, cy float64) [][]calib.Obs {
+	sets := r.Output()
+	ct := make([][]calib.Obs, 0, len(tracks))
+	for _, t := range tracks {
+		if len(t) < 2 {
+			continue
+		}
+		obs := make([]calib.Obs, len(t))
+		for x, o := range t {
+			p := point(sets, o)
+			if fy > 0 {
+				p.Y = cy + (p.Y-cy)*fx/fy
+			}
+			obs[x] = calib.Obs{View: o.img, X: p.X, Y: p.Y}
+		}
+		ct = append(ct, obs)
+	}
+	return ct
+}
+
+// reconstructKnown reconstructs the images with the known camera: the
+// rotations of the essential pairs of minCalibPair or more exported
+// matches, then calib.Reconstruct. It returns the residuals of
+// calibTracks's tracks, nil when no image was placed (r.Reproj.Reason).
+func (r *Result) reconstructKnown(ctx context.Context, tracks [][]obsRef, opts Options) ([][]float64, error) {
+	st := &r.Reproj
+	K := opts.Camera
+	ct := r.calibTracks(tracks, K.Fx, K.Fy, K.Cy)
+	pairOf := r.epipolarPairs()
+	a, b := r.pairMatches(tracks, pairOf)
+	var links []calib.Rotation
+	for k := range a {
+		if v := r.Verified[k]; len(a[k]) >= minCalibPair && v.Model == pairwise.Essential {
+			links = append(links, calib.Rotation{I: v.I, J: v.J, Weight: float64(len(a[k]))})
+		}
+	}
+	slices.SortFunc(links, func(x, y calib.Rotation) int {
+		if x.I != y.I {
+			return x.I - y.I
+		}
+		return x.J - y.J
+	})
+	use := make([]bool, len(r.Sets))
+	for _, v := range calib.SelectViews(calib.ObservationCounts(len(r.Sets), ct), links, 0) {
+		use[v] = true
+	}
+	var rots []calib.Rotation
+	for _, l := range links {
+		if !use[l.I] || !use[l.J] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		k := pairOf[[2]int{min(l.I, l.J), max(l.I, l.J)}]
+		R, _, ok := pairwise.RelativePose(r.Verified[k].Matrix, a[k], b[k], K, K)
+		if ok {
+			rots = append(rots, calib.Rotation{I: l.I, J: l.J, R: R, Weight: l.Weight})
+		}
+	}
+	w, h := 0, 0
+	for _, s := range r.Output() {
+		w, h = max(w, s.Width), max(h, s.Height)
+	}
+	if w <= 0 || h <= 0 {
+		st.Reason = "image size unknown"
+		return nil, nil
+	}
+	fit, err := calib.Reconstruct(ctx, len(r.Sets), ct, rots, calib.Camera{Focal: K.Fx, Cx: K.Cx, Cy: K.Cy}, calib.Options{Width: w, Height: h})
+	if err != nil {
+		return nil, err
+	}
+	st.Views, st.Registered, st.Reason = fit.Views, fit.Registered, fit.Reason
+	return fit.Residuals, nil
+}

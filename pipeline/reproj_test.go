@@ -1,0 +1,134 @@
+package pipeline
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// reprojScene is five views (rotations the identity) of n points, each in
+// one track of all five, with the true E of every pair as its verified
+// model and K known; observation 0 of view 4 is moved 3 px across, which
+// every pair's epipolar band of 3 px may still hold but the point the
+// other four views fix does not.
+func reprojScene(n int) (*Result, pairwise.Camera) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	K := pairwise.Camera{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
+	centres := [5][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 0.8, 0}, {1, 1, 0.3}, {-0.8, 0.5, -0.2}}
+	r := &Result{PixelThreshold: 3}
+	for v := range 5 {
+		r.Sets = append(r.Sets, &features.Set{Image: string(rune('a' + v)), Width: 1280, Height: 960})
+	}
+	for range n {
+		x := [3]float64{rng.Float64()*8 - 4, rng.Float64()*6 - 3, 10 + rng.Float64()*6}
+		for v := range 5 {
+			y := [3]float64{x[0] - centres[v][0], x[1] - centres[v][1], x[2] - centres[v][2]}
+			r.Sets[v].Keypoints = append(r.Sets[v].Keypoints, features.Keypoint{
+				X: float32(K.Fx*y[0]/y[2] + K.Cx + 0.05*rng.NormFloat64()),
+				Y: float32(K.Fy*y[1]/y[2] + K.Cy + 0.05*rng.NormFloat64())})
+		}
+	}
+	for a := range 5 {
+		for b := a + 1; b < 5; b++ {
+			t := [3]float64{centres[a][0] - centres[b][0], centres[a][1] - centres[b][1], centres[a][2] - centres[b][2]}
+			E := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
+			kinv := [9]float64{1 / K.Fx, 0, -K.Cx / K.Fx, 0, 1 / K.Fy, -K.Cy / K.Fy, 0, 0, 1}
+			F := pairwise.Mul3(pairwise.Transpose3(kinv), pairwise.Mul3(E, kinv))
+			r.Verified = append(r.Verified, pairwise.Verified{I: a, J: b, Model: pairwise.Essential, Matrix: E, F: F})
+		}
+	}
+	r.Sets[4].Keypoints[0].X += 3
+	item := make([]int, 5*n)
+	for v := range 5 {
+		for p := range n {
+			item[v*n+p] = p
+		}
+	}
+	r.Clear = &clear.Result{Item: item}
+	r.Item = item
+	return r, K
+}
+
+// TestFilterReprojection: with the camera known, the one observation 3 px
+// off its track's point leaves its track, and nothing else; CLEAR's own
+// item is left as it was. Off, nothing changes; without a camera or a
+// self-calibration, nothing is checked and the report says why.
+func TestFilterReprojection(t *testing.T) {
+	const n = 60
+	for _, tc := range []struct {
+		name      string
+		filter    float64
+		camera    bool
+		wantDrop  []int
+		wantCheck bool
+	}{
+		{"off", 0, true, nil, false},
+		{"1 px", 1, true, []int{4 * n}, true},
+		{"5 px", 5, true, nil, true},
+		{"no camera", 1, false, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, K := reprojScene(n)
+			clearItem := slices.Clone(r.Clear.Item)
+			o := Options{ReprojFilter: tc.filter}
+			if tc.camera {
+				o.Camera = K
+			}
+			if err := r.filterReprojection(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			var dropped []int
+			for g, it := range r.Item {
+				if it < 0 {
+					dropped = append(dropped, g)
+				}
+			}
+			if !slices.Equal(dropped, tc.wantDrop) || r.Reproj.Dropped != len(tc.wantDrop) {
+				t.Errorf("dropped %v (count %d), want %v; %+v", dropped, r.Reproj.Dropped, tc.wantDrop, r.Reproj)
+			}
+			if got := r.Reproj.Checked == 5*n && r.Reproj.Registered == 5; got != tc.wantCheck {
+				t.Errorf("checked %d observations, %d images placed: %+v", r.Reproj.Checked, r.Reproj.Registered, r.Reproj)
+			}
+			if tc.filter > 0 && !tc.camera && r.Reproj.Reason == "" {
+				t.Error("nothing checked and no reason given")
+			}
+			if !slices.Equal(r.Clear.Item, clearItem) {
+				t.Error("the filter changed CLEAR's item")
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, K := reprojScene(n)
+	if err := r.filterReprojection(ctx, Options{ReprojFilter: 1, Camera: K}); err == nil {
+		t.Error("no error from a cancelled context")
+	}
+}
+
+// TestReprojFilterOptions: the SfM default runs the reprojection filter at
+// DefaultReprojFilter; the matching benchmarks and the paper's protocol
+// score CLEAR's own tracks and run it not.
+func TestReprojFilterOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want float64
+	}{
+		{"default", DefaultOptions(), DefaultReprojFilter},
+		{"benchmark", BenchmarkOptions(), 0},
+		{"paper", PaperOptions(), 0},
+	} {
+		if tc.opts.ReprojFilter != tc.want {
+			t.Errorf("%s: ReprojFilter %v, want %v", tc.name, tc.opts.ReprojFilter, tc.want)
+		}
+	}
+	if math.IsNaN(DefaultReprojFilter) {
+		t.Fatal("NaN default")
+	}
+}
