@@ -12,12 +12,12 @@ import (
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
-// reprojScene is five views (rotations the identity) of n points, each in
+// reprojScene is five views (keypoint noise σ = noise px) (rotations the identity) of n points, each in
 // one track of all five, with the true E of every pair as its verified
 // model and K known; observation 0 of view 4 is moved 3 px across, which
 // every pair's epipolar band of 3 px may still hold but the point the
 // other four views fix does not.
-func reprojScene(n int) (*Result, pairwise.Camera) {
+func reprojScene(n int, noise float64) (*Result, pairwise.Camera) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	K := pairwise.Camera{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
 	centres := [5][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 0.8, 0}, {1, 1, 0.3}, {-0.8, 0.5, -0.2}}
@@ -30,8 +30,8 @@ func reprojScene(n int) (*Result, pairwise.Camera) {
 		for v := range 5 {
 			y := [3]float64{x[0] - centres[v][0], x[1] - centres[v][1], x[2] - centres[v][2]}
 			r.Sets[v].Keypoints = append(r.Sets[v].Keypoints, features.Keypoint{
-				X: float32(K.Fx*y[0]/y[2] + K.Cx + 0.05*rng.NormFloat64()),
-				Y: float32(K.Fy*y[1]/y[2] + K.Cy + 0.05*rng.NormFloat64())})
+				X: float32(K.Fx*y[0]/y[2] + K.Cx + noise*rng.NormFloat64()),
+				Y: float32(K.Fy*y[1]/y[2] + K.Cy + noise*rng.NormFloat64())})
 		}
 	}
 	for a := range 5 {
@@ -74,7 +74,7 @@ func TestFilterReprojection(t *testing.T) {
 		{"no camera", 1, false, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, K := reprojScene(n)
+			r, K := reprojScene(n, 0.05)
 			clearItem := slices.Clone(r.Clear.Item)
 			o := Options{ReprojFilter: tc.filter}
 			if tc.camera {
@@ -105,10 +105,38 @@ func TestFilterReprojection(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r, K := reprojScene(n)
+	r, K := reprojScene(n, 0.05)
 	if err := r.filterReprojection(ctx, Options{ReprojFilter: 1, Camera: K}); err == nil {
 		t.Error("no error from a cancelled context")
 	}
+}
+
+// TestFilterReprojectionNoisy: with keypoints of σ = 0.5 px the cut moves
+// to ReprojSigmas σ of the residuals (about 1.5 px) and takes out few right observations,
+// where a 1 px cut would take out about 13%.
+func TestFilterReprojectionNoisy(t *testing.T) {
+	const n, sigma = 200, 0.5
+	r, K := reprojScene(n, sigma)
+	r.Sets[4].Keypoints[0].X += 10 // well beyond any cut
+	if err := r.filterReprojection(context.Background(), Options{ReprojFilter: 1, Camera: K}); err != nil {
+		t.Fatal(err)
+	}
+	st := r.Reproj
+	if st.Checked != 5*n {
+		t.Fatalf("%+v", st)
+	}
+	// The residuals are smaller than the noise (each point is fitted to
+	// its five observations): σ√(4/5) ≈ 0.45 px, a cut near 1.6 px.
+	if st.Threshold < 1.3 || st.Threshold > 2 {
+		t.Errorf("threshold %.2f px with σ = %.1f px keypoints (median %.3f)", st.Threshold, sigma, st.Median)
+	}
+	if st.Dropped < 1 || st.Dropped > 5*n/100 {
+		t.Errorf("%d of %d observations taken out", st.Dropped, st.Checked)
+	}
+	if r.Item[4*n] != -1 {
+		t.Error("the observation 10 px off stayed")
+	}
+	t.Logf("median %.3f px, threshold %.2f px, %d of %d taken out", st.Median, st.Threshold, st.Dropped, st.Checked)
 }
 
 // TestReprojFilterOptions: the SfM default runs the reprojection filter at

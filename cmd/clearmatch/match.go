@@ -250,8 +250,8 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if o.pipe.Verify && o.pipe.ReprojFilter > 0 {
 		st := res.Reproj
 		if st.Checked > 0 {
-			fmt.Fprintf(stderr, "reproj   %d of %d observations more than %g px from their point taken out of their tracks (%d of %d images placed), %v\n",
-				st.Dropped, st.Checked, o.pipe.ReprojFilter, st.Registered, st.Views, res.Timing.Reproj.Round(1e6))
+			fmt.Fprintf(stderr, "reproj   %d of %d observations more than %.2f px from their point taken out of their tracks (median %.3f px; %d of %d images placed), %v\n",
+				st.Dropped, st.Checked, st.Threshold, st.Median, st.Registered, st.Views, res.Timing.Reproj.Round(1e6))
 		} else {
 			fmt.Fprintf(stderr, "reproj   nothing checked: %s, %v\n", st.Reason, res.Timing.Reproj.Round(1e6))
 		}
