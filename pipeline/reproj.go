@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -78,6 +79,10 @@ func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
 	if res == nil {
 		return nil
 	}
+	if m := countLong(tracks); len(res) != m {
+		st.Reason = fmt.Sprintf("%d residual tracks for %d tracks", len(res), m)
+		return nil
+	}
 	off := r.Offsets()
 	// Residuals in detection pixels, per track of two or more views in
 	// calibTracks's order.
@@ -135,6 +140,17 @@ func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
 	}
 	st.Dropped = len(drop)
 	return nil
+}
+
+// countLong counts the tracks of two or more observations.
+func countLong(tracks [][]obsRef) int {
+	n := 0
+	for _, t := range tracks {
+		if len(t) >= 2 {
+			n++
+		}
+	}
+	return n
 }
 
 // calibTracks returns the tracks of two or more observations as calib
