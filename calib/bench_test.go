@@ -17,3 +17,17 @@ func BenchmarkEstimate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEstimateManyViews: 40 views (Options.MaxViews), 3000 tracks,
+// the shape of a large folder's calibration (CMU Hotel: 40 of 101 images,
+// 714 points).
+func BenchmarkEstimateManyViews(b *testing.B) {
+	tracks, rots := scene(Camera{Focal: 1380, Cx: 760, Cy: 503}, 40, 3000, 0.3, 0.5, 1)
+	o := Options{Width: 1536, Height: 1024}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Estimate(context.Background(), 40, tracks, rots, o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
