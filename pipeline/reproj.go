@@ -72,7 +72,7 @@ func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
 		}
 		st.Views, st.Registered, res = sc.Views, sc.Registered, sc.Residuals
 		if res == nil {
-			st.Reason = "the self-calibration placed no images: " + sc.Reason
+			st.Reason = "the self-calibration gave no reconstruction: " + sc.Reason
 			return nil
 		}
 	}
