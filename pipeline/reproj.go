@@ -130,14 +130,7 @@ func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if len(drop) > 0 {
-		if len(r.Item) > 0 && r.Clear != nil && len(r.Clear.Item) > 0 && &r.Item[0] == &r.Clear.Item[0] {
-			r.Item = slices.Clone(r.Item)
-		}
-		for _, g := range drop {
-			r.Item[g] = -1
-		}
-	}
+	r.dropObservations(drop)
 	st.Dropped = len(drop)
 	return nil
 }
@@ -187,34 +180,14 @@ func (r *Result) reconstructKnown(ctx context.Context, tracks [][]obsRef, opts O
 	ct := r.calibTracks(tracks, K.Fx, K.Fy, K.Cy)
 	pairOf := r.epipolarPairs()
 	a, b := r.pairMatches(tracks, pairOf)
-	var links []calib.Rotation
-	for k := range a {
-		if v := r.Verified[k]; len(a[k]) >= minCalibPair && v.Model == pairwise.Essential {
-			links = append(links, calib.Rotation{I: v.I, J: v.J, Weight: float64(len(a[k]))})
-		}
-	}
-	slices.SortFunc(links, func(x, y calib.Rotation) int {
-		if x.I != y.I {
-			return x.I - y.I
-		}
-		return x.J - y.J
-	})
-	use := make([]bool, len(r.Sets))
-	for _, v := range calib.SelectViews(calib.ObservationCounts(len(r.Sets), ct), links, 0) {
-		use[v] = true
-	}
 	var rots []calib.Rotation
-	for _, l := range links {
-		if !use[l.I] || !use[l.J] {
-			continue
-		}
+	for _, k := range r.calibPairs(ct, a, pairOf, pairwise.Essential) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		k := pairOf[[2]int{min(l.I, l.J), max(l.I, l.J)}]
-		R, _, ok := pairwise.RelativePose(r.Verified[k].Matrix, a[k], b[k], K, K)
-		if ok {
-			rots = append(rots, calib.Rotation{I: l.I, J: l.J, R: R, Weight: l.Weight})
+		v := r.Verified[k]
+		if R, _, ok := pairwise.RelativePose(v.Matrix, a[k], b[k], K, K); ok {
+			rots = append(rots, calib.Rotation{I: v.I, J: v.J, R: R, Weight: float64(len(a[k]))})
 		}
 	}
 	w, h := 0, 0

@@ -41,30 +41,7 @@ func (r *Result) selfCalibrate(ctx context.Context) error {
 	ct := r.calibTracks(tracks, 0, 0, 0)
 	pairOf := r.epipolarPairs()
 	a, b := r.pairMatches(tracks, pairOf)
-	var links []calib.Rotation
-	for k := range a {
-		if v := r.Verified[k]; len(a[k]) >= minCalibPair && v.Model == pairwise.Fundamental {
-			links = append(links, calib.Rotation{I: v.I, J: v.J, Weight: float64(len(a[k]))})
-		}
-	}
-	slices.SortFunc(links, func(x, y calib.Rotation) int {
-		if x.I != y.I {
-			return x.I - y.I
-		}
-		return x.J - y.J
-	})
-	// Only the pairs among the views calib will use are fitted: on a large
-	// folder, a few dozen views of hundreds.
-	use := make([]bool, len(sets))
-	for _, v := range calib.SelectViews(calib.ObservationCounts(len(sets), ct), links, 0) {
-		use[v] = true
-	}
-	var keys []int
-	for _, l := range links {
-		if use[l.I] && use[l.J] {
-			keys = append(keys, pairOf[[2]int{min(l.I, l.J), max(l.I, l.J)}])
-		}
-	}
+	keys := r.calibPairs(ct, a, pairOf, pairwise.Fundamental)
 	cx, cy := float64(w-1)/2, float64(h-1)/2
 	var fs [][9]float64
 	for _, k := range keys {
@@ -95,6 +72,38 @@ func (r *Result) selfCalibrate(ctx context.Context) error {
 	}
 	r.SelfCalibration = &res
 	return nil
+}
+
+// calibPairs returns the indices in r.Verified of the pairs whose
+// rotations go into package calib: verified by model, with minCalibPair or
+// more exported matches (a, by pair index), among the views
+// calib.SelectViews takes for the tracks ct. They come in image order (I,
+// then J). Only these need a rotation: on a large folder, a few dozen
+// views of hundreds.
+func (r *Result) calibPairs(ct [][]calib.Obs, a map[int][]pairwise.Point, pairOf map[[2]int]int, model pairwise.ModelKind) []int {
+	var links []calib.Rotation
+	for k := range a {
+		if v := r.Verified[k]; len(a[k]) >= minCalibPair && v.Model == model {
+			links = append(links, calib.Rotation{I: v.I, J: v.J, Weight: float64(len(a[k]))})
+		}
+	}
+	slices.SortFunc(links, func(x, y calib.Rotation) int {
+		if x.I != y.I {
+			return x.I - y.I
+		}
+		return x.J - y.J
+	})
+	use := make([]bool, len(r.Sets))
+	for _, v := range calib.SelectViews(calib.ObservationCounts(len(r.Sets), ct), links, 0) {
+		use[v] = true
+	}
+	var keys []int
+	for _, l := range links {
+		if use[l.I] && use[l.J] {
+			keys = append(keys, pairOf[[2]int{min(l.I, l.J), max(l.I, l.J)}])
+		}
+	}
+	return keys
 }
 
 // essentialOf is Kᵀ F K for the camera of focal length f and principal

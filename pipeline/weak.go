@@ -113,16 +113,24 @@ func (r *Result) filterWeakPairs(ctx context.Context, opts Options) error {
 			}
 		}
 	}
-	if len(drop) > 0 {
-		if len(r.Item) > 0 && r.Clear != nil && len(r.Clear.Item) > 0 && &r.Item[0] == &r.Clear.Item[0] {
-			r.Item = slices.Clone(r.Item)
-		}
-		for _, g := range drop {
-			r.Item[g] = -1
-		}
-	}
+	r.dropObservations(drop)
 	r.Weak.Dropped = len(drop)
 	return nil
+}
+
+// dropObservations takes the observations drop (global indices) out of
+// their tracks, first copying r.Item when it is still CLEAR's own, which
+// stays as CLEAR left it.
+func (r *Result) dropObservations(drop []int) {
+	if len(drop) == 0 {
+		return
+	}
+	if len(r.Item) > 0 && r.Clear != nil && len(r.Clear.Item) > 0 && &r.Item[0] == &r.Clear.Item[0] {
+		r.Item = slices.Clone(r.Item)
+	}
+	for _, g := range drop {
+		r.Item[g] = -1
+	}
 }
 
 // epipolarPairs maps each image pair (lower index first) verified by an
