@@ -113,6 +113,9 @@ type Result struct {
 	// than two such observations, or rays too nearly parallel); +Inf
 	// behind the camera. Nil when no adjustment ran.
 	Residuals [][]float64 `json:"-"`
+	// Scene holds that reconstruction's placed views and the tracks'
+	// points (Fit.Scene); nil when Residuals is.
+	Scene *Scene `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -227,7 +230,7 @@ func Estimate(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, o
 		if res.Accepted {
 			fin = m2
 		}
-		if res.Residuals, err = fin.residuals(ctx, tracks, local, o.Threshold); err != nil {
+		if res.Residuals, res.Scene, err = fin.residuals(ctx, tracks, local, o.Threshold); err != nil {
 			return res, err
 		}
 	}

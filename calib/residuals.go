@@ -20,6 +20,51 @@ type Fit struct {
 	// Residuals has, for every input track and observation, its
 	// reprojection error (see Result.Residuals); nil when Registered is 0.
 	Residuals [][]float64
+	// Scene holds the placed views and the tracks' points the residuals
+	// were measured against; nil when Registered is 0.
+	Scene *Scene
+}
+
+// Scene is a reconstruction in the input's view numbering: the placed
+// views' cameras and a point for each input track that has one (as
+// Residuals measured it). It lets a caller look for a track in the views
+// it misses.
+type Scene struct {
+	m      *model // cameras only: cam, R, C, placed
+	local  []int
+	points [][3]float64
+	has    []bool
+}
+
+// Point returns input track t's point; ok is false when it has none.
+func (s *Scene) Point(t int) (X [3]float64, ok bool) {
+	if s == nil || t < 0 || t >= len(s.points) || !s.has[t] {
+		return X, false
+	}
+	return s.points[t], true
+}
+
+// Placed reports whether input view v is placed.
+func (s *Scene) Placed(v int) bool {
+	if s == nil || v < 0 || v >= len(s.local) {
+		return false
+	}
+	l := s.local[v]
+	return l >= 0 && s.m.placed[l]
+}
+
+// Project returns where input view v sees X, pixels (as the tracks'
+// observations are given); ok is false when v is not placed or X is not
+// in front of it.
+func (s *Scene) Project(v int, X [3]float64) (x, y float64, ok bool) {
+	if !s.Placed(v) {
+		return 0, 0, false
+	}
+	x, y, z := s.m.project(s.local[v], X)
+	if !(z > 0) || !finite2(x, y) {
+		return 0, 0, false
+	}
+	return x, y, true
 }
 
 // Reconstruct places the views of tracks, their camera cam known and held:
@@ -47,7 +92,7 @@ func Reconstruct(ctx context.Context, views int, tracks [][]Obs, rots []Rotation
 	if n := fit.Observations; n > 0 {
 		fit.RMS = math.Sqrt(m.cost(m.active).plain / float64(n))
 	}
-	fit.Residuals, err = m.residuals(ctx, tracks, local, o.Threshold)
+	fit.Residuals, fit.Scene, err = m.residuals(ctx, tracks, local, o.Threshold)
 	return fit, err
 }
 
@@ -58,14 +103,17 @@ func Reconstruct(ctx context.Context, views int, tracks [][]Obs, rots []Rotation
 // one, worst first (as a triangulation), then moved to least squares of
 // their reprojection errors. NaN where the track has no point (fewer than
 // two placed views within thr, or rays within minAngle) or the view is
-// not placed; +Inf behind the camera.
-func (m *model) residuals(ctx context.Context, tracks [][]Obs, local []int, thr float64) ([][]float64, error) {
+// not placed; +Inf behind the camera. The scene holds the cameras and
+// those points.
+func (m *model) residuals(ctx context.Context, tracks [][]Obs, local []int, thr float64) ([][]float64, *Scene, error) {
 	out := make([][]float64, len(tracks))
+	sc := &Scene{m: &model{cam: m.cam, R: m.R, C: m.C, placed: m.placed}, local: local,
+		points: make([][3]float64, len(tracks)), has: make([]bool, len(tracks))}
 	lm := &model{cam: m.cam, R: m.R, C: m.C, placed: m.placed, tracks: make([]track, 1), X: make([][3]float64, 1), tri: make([]bool, 1), active: make([][]bool, 1)}
 	for ti, t := range tracks {
 		if ti%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		res := make([]float64, len(t))
@@ -91,11 +139,12 @@ func (m *model) residuals(ctx context.Context, tracks [][]Obs, local []int, thr 
 			continue
 		}
 		X := lm.refinePoint(lt, lm.active[0], lm.X[0])
+		sc.points[ti], sc.has[ti] = X, true
 		for x, k := range idx {
 			res[k] = lm.reproj(lt[x], X)
 		}
 	}
-	return out, nil
+	return out, sc, nil
 }
 
 // refinePoint moves X to least squares of the reprojection errors of t's

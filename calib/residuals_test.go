@@ -120,3 +120,59 @@ func TestReconstructBadArguments(t *testing.T) {
 		t.Errorf("no rotations: %+v, %v", fit, err)
 	}
 }
+
+// TestScene: a reconstruction's Scene projects each track's point to
+// where its Residuals say, into every placed view, and answers no for a
+// view out of range, a track out of range and a point behind a camera.
+func TestScene(t *testing.T) {
+	cam := Camera{Focal: 1380, Cx: 760.1, Cy: 503.2}
+	tracks, rots := scene(cam, 6, 500, 0.2, 0.5, 9)
+	fit, err := Reconstruct(context.Background(), 6, tracks, rots, cam, Options{Width: 1536, Height: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := fit.Scene
+	if fit.Registered != 6 || sc == nil {
+		t.Fatalf("%d of 6 views placed (%s)", fit.Registered, fit.Reason)
+	}
+	points := 0
+	for ti, tr := range tracks {
+		X, ok := sc.Point(ti)
+		if !ok {
+			continue
+		}
+		points++
+		for k, ob := range tr {
+			x, y, ok := sc.Project(ob.View, X)
+			if !ok {
+				t.Fatalf("track %d: view %d does not see its point", ti, ob.View)
+			}
+			if e := math.Hypot(x-ob.X, y-ob.Y); math.Abs(e-fit.Residuals[ti][k]) > 1e-9 {
+				t.Fatalf("track %d, view %d: projection %.6f px off, residual %.6f", ti, ob.View, e, fit.Residuals[ti][k])
+			}
+		}
+	}
+	if points < len(tracks)*9/10 {
+		t.Errorf("%d of %d tracks have a point", points, len(tracks))
+	}
+	X, _ := sc.Point(0)
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"view -1", sc.Placed(-1)},
+		{"view 6", sc.Placed(6)},
+		{"behind", func() bool {
+			// The point mirrored through view 0's centre is behind it.
+			C := sc.m.C[sc.local[0]]
+			_, _, ok := sc.Project(0, [3]float64{2*C[0] - X[0], 2*C[1] - X[1], 2*C[2] - X[2]})
+			return ok
+		}()},
+		{"track -1", func() bool { _, ok := sc.Point(-1); return ok }()},
+		{"track past the end", func() bool { _, ok := sc.Point(len(tracks)); return ok }()},
+	} {
+		if tc.ok {
+			t.Errorf("%s: ok", tc.name)
+		}
+	}
+}

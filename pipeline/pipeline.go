@@ -151,6 +151,11 @@ type Options struct {
 	// resolution) from its track's point (Result.Reproj). DefaultOptions
 	// sets DefaultReprojFilter; 0 turns it off.
 	ReprojFilter float64
+	// ReprojExtend, with ReprojFilter, also adds to each track with a
+	// point the keypoint of each placed view it misses that lies within
+	// the filter's cut of the point's projection, in no track, its
+	// descriptor within ExtendDistance of the track's (ReprojStats.Extended).
+	ReprojExtend bool
 	// Matcher finds nearest descriptors; nil means the BLAS matcher
 	// (features.BLASMatcher: exactly pairwise.BruteForce's answer, about
 	// 3x faster per core than OpenCV's brute-force matcher), or
@@ -243,6 +248,7 @@ func DefaultOptions() Options {
 		RotationLoops: DefaultRotationLoops,
 		SelfCalibrate: true,
 		ReprojFilter:  DefaultReprojFilter,
+		ReprojExtend:  true,
 	}
 }
 

@@ -33,6 +33,8 @@ type ReprojStats struct {
 	// against, Dropped those taken out of their tracks.
 	Checked int `json:"checked"`
 	Dropped int `json:"dropped"`
+	// Extended counts the keypoints that joined a track (Options.ReprojExtend).
+	Extended int `json:"extended"`
 	// Median is the checked observations' median distance from their
 	// points and Threshold the cut applied, pixels at detection
 	// resolution.
@@ -59,18 +61,21 @@ func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
 	st := &r.Reproj
 	tracks := r.tracks()
 	var res [][]float64
+	var scene *calib.Scene
+	fx, fy, cy := 0.0, 0.0, 0.0
 	if opts.Camera.Known() {
 		var err error
-		if res, err = r.reconstructKnown(ctx, tracks, opts); err != nil {
+		if res, scene, err = r.reconstructKnown(ctx, tracks, opts); err != nil {
 			return err
 		}
+		fx, fy, cy = opts.Camera.Fx, opts.Camera.Fy, opts.Camera.Cy
 	} else {
 		sc := r.SelfCalibration
 		if sc == nil {
 			st.Reason = "no self-calibration"
 			return nil
 		}
-		st.Views, st.Registered, res = sc.Views, sc.Registered, sc.Residuals
+		st.Views, st.Registered, res, scene = sc.Views, sc.Registered, sc.Residuals, sc.Scene
 		if res == nil {
 			st.Reason = "the self-calibration gave no reconstruction: " + sc.Reason
 			return nil
@@ -130,8 +135,23 @@ func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
 			}
 		}
 	}
+	var ext []extension
+	var item []int
+	if opts.ReprojExtend {
+		var err error
+		if ext, err = r.extendTracks(ctx, tracks, scene, st.Threshold, fx, fy, cy); err != nil {
+			return err
+		}
+		for _, t := range tracks {
+			if len(t) >= 2 {
+				item = append(item, r.Item[off[t[0].img]+t[0].kp])
+			}
+		}
+	}
 	r.dropObservations(drop)
 	st.Dropped = len(drop)
+	r.applyExtensions(ext, item)
+	st.Extended = len(ext)
 	return nil
 }
 
@@ -173,8 +193,9 @@ func (r *Result) calibTracks(tracks [][]obsRef, fx, fy, cy float64) [][]calib.Ob
 // reconstructKnown reconstructs the images with the known camera: the
 // rotations of the essential pairs of minCalibPair or more exported
 // matches, then calib.Reconstruct. It returns the residuals of
-// calibTracks's tracks, nil when no image was placed (r.Reproj.Reason).
-func (r *Result) reconstructKnown(ctx context.Context, tracks [][]obsRef, opts Options) ([][]float64, error) {
+// calibTracks's tracks and the reconstruction, nil when no image was
+// placed (r.Reproj.Reason).
+func (r *Result) reconstructKnown(ctx context.Context, tracks [][]obsRef, opts Options) ([][]float64, *calib.Scene, error) {
 	st := &r.Reproj
 	K := opts.Camera
 	ct := r.calibTracks(tracks, K.Fx, K.Fy, K.Cy)
@@ -183,7 +204,7 @@ func (r *Result) reconstructKnown(ctx context.Context, tracks [][]obsRef, opts O
 	var rots []calib.Rotation
 	for _, k := range r.calibPairs(ct, a, pairOf, pairwise.Essential) {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		v := r.Verified[k]
 		if R, _, ok := pairwise.RelativePose(v.Matrix, a[k], b[k], K, K); ok {
@@ -196,12 +217,12 @@ func (r *Result) reconstructKnown(ctx context.Context, tracks [][]obsRef, opts O
 	}
 	if w <= 0 || h <= 0 {
 		st.Reason = "image size unknown"
-		return nil, nil
+		return nil, nil, nil
 	}
 	fit, err := calib.Reconstruct(ctx, len(r.Sets), ct, rots, calib.Camera{Focal: K.Fx, Cx: K.Cx, Cy: K.Cy}, calib.Options{Width: w, Height: h})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st.Views, st.Registered, st.Reason = fit.Views, fit.Registered, fit.Reason
-	return fit.Residuals, nil
+	return fit.Residuals, fit.Scene, nil
 }

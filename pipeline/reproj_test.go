@@ -160,3 +160,68 @@ func TestReprojFilterOptions(t *testing.T) {
 		t.Fatal("NaN default")
 	}
 }
+
+// TestExtendTracks: tracks 1–9 lose their view-4 keypoint (it becomes a
+// track of its own) and track 11 too, its keypoint's descriptor then
+// replaced by another; the extension puts 1–9's back (each lies where its
+// point projects, its descriptor alike) and leaves 11's out, and it adds
+// nothing where a track already has its view (0's, 3 px off, is only
+// dropped). Off, nothing joins.
+func TestExtendTracks(t *testing.T) {
+	const n = 60
+	for _, tc := range []struct {
+		name   string
+		extend bool
+		want   int
+	}{
+		{"on", true, 9},
+		{"off", false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, K := reprojScene(n, 0.05)
+			rng := rand.New(rand.NewPCG(3, 4))
+			desc := func() []float32 {
+				d := make([]float32, features.DescSize)
+				for i := range d {
+					d[i] = float32(rng.IntN(90))
+				}
+				return d
+			}
+			point := make([][]float32, n)
+			for p := range point {
+				point[p] = desc()
+			}
+			for v, s := range r.Sets {
+				for p := range n {
+					d := point[p]
+					if v == 4 && p == 11 {
+						d = desc()
+					}
+					s.Desc = append(s.Desc, d...)
+				}
+			}
+			r.Item = slices.Clone(r.Item)
+			for p := 1; p <= 11; p++ {
+				if p != 10 {
+					r.Item[4*n+p] = n + p // a track of its own
+				}
+			}
+			r.Clear.Item = slices.Clone(r.Item)
+			if err := r.filterReprojection(context.Background(), Options{ReprojFilter: 1, ReprojExtend: tc.extend, Camera: K}); err != nil {
+				t.Fatal(err)
+			}
+			if r.Reproj.Extended != tc.want {
+				t.Errorf("%d keypoints added, want %d: %+v", r.Reproj.Extended, tc.want, r.Reproj)
+			}
+			for p := 1; p <= 11; p++ {
+				joined := r.Item[4*n+p] == p
+				if want := tc.extend && p != 11 || p == 10; joined != want {
+					t.Errorf("view 4's keypoint of point %d in its track: %v, want %v", p, joined, want)
+				}
+			}
+			if r.Item[4*n] != -1 {
+				t.Error("the observation 3 px off stayed")
+			}
+		})
+	}
+}

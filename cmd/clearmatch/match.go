@@ -102,6 +102,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&p.WeakThreshold, "weak-threshold", pipeline.DefaultWeakThreshold, "Sampson distance (pixels, detection resolution) of -weak-pairs")
 	fs.Float64Var(&p.RotationLoops, "rotation-loops", p.RotationLoops, "with -intrinsics: degrees within which an essential pair's rotation must close some triangle of essential pairs; a pair none confirms gets the rotation its triangles give and its baseline refitted (0: off)")
 	fs.BoolVar(&p.SelfCalibrate, "self-calibrate", p.SelfCalibrate, "without -intrinsics: estimate the camera the images share (principal point, focal length, radial distortion) by bundle adjustment over the tracks and start the COLMAP export's camera there; the principal point stays at the image centre unless the tracks call for another")
+	fs.BoolVar(&p.ReprojExtend, "reproj-extend", p.ReprojExtend, "with -reproj-filter, add to each track the keypoint of each image it misses that lies within the filter's cut of the track's point and has a close descriptor")
 	fs.Float64Var(&p.ReprojFilter, "reproj-filter", p.ReprojFilter, "reconstruct the images from the tracks (with -intrinsics, or the -self-calibrate camera) and take out of its track every observation more than this many pixels (detection resolution) from its track's point (0: off)")
 	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image (full-resolution pixels): verify with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
@@ -250,8 +251,12 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if o.pipe.Verify && o.pipe.ReprojFilter > 0 {
 		st := res.Reproj
 		if st.Checked > 0 {
-			fmt.Fprintf(stderr, "reproj   %d of %d observations more than %.2f px from their point taken out of their tracks (median %.3f px; %d of %d images placed), %v\n",
-				st.Dropped, st.Checked, st.Threshold, st.Median, st.Registered, st.Views, res.Timing.Reproj.Round(1e6))
+			ext := ""
+			if o.pipe.ReprojExtend {
+				ext = fmt.Sprintf(", %d keypoints where a track's point projects added to it", st.Extended)
+			}
+			fmt.Fprintf(stderr, "reproj   %d of %d observations more than %.2f px from their point taken out of their tracks (median %.3f px; %d of %d images placed)%s, %v\n",
+				st.Dropped, st.Checked, st.Threshold, st.Median, st.Registered, st.Views, ext, res.Timing.Reproj.Round(1e6))
 		} else {
 			fmt.Fprintf(stderr, "reproj   nothing checked: %s, %v\n", st.Reason, res.Timing.Reproj.Round(1e6))
 		}
