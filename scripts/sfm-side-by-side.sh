@@ -99,17 +99,21 @@ mkdir -p "$out"
 first=$(ls "$images" | head -1)
 read -r fx fy cx cy < <(python3 - "$images/$first" "$gt/$first.camera" <<'PY'
 import struct, sys
-def jpeg_size(p):
+def image_size(p):
     d = open(p, 'rb').read()
+    if d[:8] == b'\x89PNG\r\n\x1a\n':
+        return struct.unpack('>II', d[16:24])
+    if d[:2] != b'\xff\xd8':
+        sys.exit(p + ': neither JPEG nor PNG')
     i = 2
-    while i < len(d):
+    while i + 9 <= len(d):
         m, l = d[i + 1], struct.unpack('>H', d[i + 2:i + 4])[0]
         if m in (0xC0, 0xC1, 0xC2):
             h, w = struct.unpack('>HH', d[i + 5:i + 9])
             return w, h
         i += 2 + l
     sys.exit('no JPEG frame header in ' + p)
-w, _ = jpeg_size(sys.argv[1])
+w, _ = image_size(sys.argv[1])
 v = open(sys.argv[2]).read().split()
 K = [float(x) for x in v[:9]]
 s = w / float(v[24])
