@@ -59,8 +59,15 @@ func ExampleReconstruct() {
 	fmt.Printf("%d of %d views placed\n", fit.Registered, fit.Views)
 	fmt.Printf("moved observations beyond 1 px: more than 95%%: %v\n", wrongOut*100 > 95*wrong)
 	fmt.Printf("right observations beyond 1 px: under 1%%: %v\n", rightOut*100 < right)
+	// The scene projects a track's point into any placed view, also one
+	// the track misses: where to look for its keypoint there.
+	// (Track 1: every tenth track, 0 among them, has a moved observation.)
+	X, ok := fit.Scene.Point(1)
+	x, y, seen := fit.Scene.Project(tracks[1][0].View, X)
+	fmt.Printf("track 1 has a point: %v, its first view sees it within 1 px: %v\n", ok, seen && math.Hypot(x-tracks[1][0].X, y-tracks[1][0].Y) < 1)
 	// Output:
 	// 8 of 8 views placed
 	// moved observations beyond 1 px: more than 95%: true
 	// right observations beyond 1 px: under 1%: true
+	// track 1 has a point: true, its first view sees it within 1 px: true
 }
