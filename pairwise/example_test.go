@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/clearmatch/clearmatch/pairwise"
 )
@@ -101,4 +102,20 @@ func ExampleRelativePose() {
 	// Output:
 	// ok true, rotation 5.0°, 0.0000° off; baseline (-1.00, 0.00, 0.00)
 	// ok true, 8 of 8 matches fit the refitted baseline
+}
+
+// ExampleGrid finds the keypoints within 2 px of a position: Near visits
+// the cells around it, and the caller checks the distance.
+func ExampleGrid() {
+	pts := []pairwise.Point{{X: 10, Y: 10}, {X: 11, Y: 10.5}, {X: 40, Y: 12}, {X: 10, Y: 30}}
+	g := pairwise.NewGrid(pts, 2)
+	var near []int32
+	g.Near(10.5, 10.5, 2, func(k int32) {
+		if math.Hypot(pts[k].X-10.5, pts[k].Y-10.5) <= 2 {
+			near = append(near, k)
+		}
+	})
+	slices.Sort(near)
+	fmt.Println(near)
+	// Output: [0 1]
 }

@@ -667,6 +667,19 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 	return out
 }
 
+// Grid buckets points into square cells for radius queries: the grid
+// guided matching and track completion search keypoints with, for other
+// packages (the pipeline's track extension).
+type Grid struct{ g *grid }
+
+// NewGrid buckets pts into cells of side cell (coarser when the points
+// are sparse or far-flung).
+func NewGrid(pts []Point, cell float64) Grid { return Grid{newGrid(pts, cell)} }
+
+// Near calls f with the index of every point in the cells within r of
+// (x, y): a superset of the points within r, which f checks.
+func (g Grid) Near(x, y, r float64, f func(k int32)) { g.g.near(x, y, r, f) }
+
 // grid buckets points into square cells for radius and band queries.
 type grid struct {
 	cell         float64

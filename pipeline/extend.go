@@ -7,6 +7,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // ExtendDistance is the largest SIFT descriptor distance (descriptor norm
@@ -52,39 +53,36 @@ func (r *Result) extendTracks(ctx context.Context, tracks [][]obsRef, sc *calib.
 		}
 	}
 	free := func(g int) bool { it := r.Item[g]; return it < 0 || size[it] < 2 }
-	// A grid of each view's free keypoints, cells of the view's cut.
-	type cell struct{ x, y int }
-	grids := make([]map[cell][]int, len(sets))
+	// A grid of each view's keypoints, cells of the view's cut.
+	grids := make([]*pairwise.Grid, len(sets))
 	cuts := make([]float64, len(sets))
-	grid := func(v int) map[cell][]int {
-		if grids[v] != nil {
-			return grids[v]
-		}
-		cuts[v] = cut
-		if r.PixelScale != nil {
-			cuts[v] *= r.PixelScale[v]
-		}
-		g := map[cell][]int{}
-		for k, kp := range sets[v].Keypoints {
-			if free(off[v] + k) {
-				c := cell{int(math.Floor(float64(kp.X) / cuts[v])), int(math.Floor(float64(kp.Y) / cuts[v]))}
-				g[c] = append(g[c], k)
+	grid := func(v int) *pairwise.Grid {
+		if grids[v] == nil {
+			cuts[v] = cut
+			if r.PixelScale != nil {
+				cuts[v] *= r.PixelScale[v]
 			}
+			pts := make([]pairwise.Point, len(sets[v].Keypoints))
+			for k, kp := range sets[v].Keypoints {
+				pts[k] = pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+			}
+			g := pairwise.NewGrid(pts, cuts[v])
+			grids[v] = &g
 		}
-		grids[v] = g
-		return g
+		return grids[v]
+	}
+	long := make([][]obsRef, 0, len(tracks))
+	for _, t := range tracks {
+		if len(t) >= 2 {
+			long = append(long, t)
+		}
 	}
 	type cand struct {
 		track int
 		o     obsRef
 	}
 	var cands []cand
-	n := -1
-	for _, t := range tracks {
-		if len(t) < 2 {
-			continue
-		}
-		n++
+	for n, t := range long {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -112,30 +110,19 @@ func (r *Result) extendTracks(ctx context.Context, tracks [][]obsRef, sc *calib.
 			if x < 0 || y < 0 || x >= float64(sets[v].Width) || y >= float64(sets[v].Height) {
 				continue
 			}
-			g := grid(v)
-			cx, cy := int(math.Floor(x/cuts[v])), int(math.Floor(y/cuts[v]))
-			for a := cx - 1; a <= cx+1; a++ {
-				for b := cy - 1; b <= cy+1; b++ {
-					for _, k := range g[cell{a, b}] {
-						kp := sets[v].Keypoints[k]
-						if math.Hypot(float64(kp.X)-x, float64(kp.Y)-y) <= cuts[v] {
-							cands = append(cands, cand{n, obsRef{v, k}})
-						}
-					}
+			grid(v).Near(x, y, cuts[v], func(k32 int32) {
+				k := int(k32)
+				kp := sets[v].Keypoints[k]
+				if free(off[v]+k) && math.Hypot(float64(kp.X)-x, float64(kp.Y)-y) <= cuts[v] {
+					cands = append(cands, cand{n, obsRef{v, k}})
 				}
-			}
+			})
 		}
 	}
 	if len(cands) == 0 {
 		return nil, nil
 	}
 	// Descriptors of the candidates and of their tracks' observations.
-	long := make([][]obsRef, 0, n+1)
-	for _, t := range tracks {
-		if len(t) >= 2 {
-			long = append(long, t)
-		}
-	}
 	rows := make([]map[int]int, len(sets)) // view -> keypoint -> row in desc[view]
 	need := func(o obsRef) {
 		if rows[o.img] == nil {
