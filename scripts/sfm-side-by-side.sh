@@ -64,6 +64,13 @@
 # fitted with them. A handful of such observations on a weakly held camera
 # can move it by centimetres; "+ba" is the mapper's model without that
 # accident of where it stopped.
+# OUR_FEATURES=1 adds, in both settings, a row "colmap-on-cm": COLMAP's
+# own matcher (exhaustive_matcher, CPU) and mapper on a copy of
+# clearmatch's database with its matches and two-view geometries taken
+# out: the same keypoints (refined where clearmatch's tracks moved them),
+# descriptors and camera, COLMAP's matching and verification. Beside
+# "clearmatch" and "colmap" it tells whether a difference lies in the
+# features or in the match set (with GTBA=1 its -gtba row too).
 set -euo pipefail
 scene=${1:?usage: sfm-side-by-side.sh SCENE [OUTDIR] [-- MATCH_FLAGS...]}
 shift
@@ -79,7 +86,8 @@ gtba=${GTBA:-0}
 finalba=${FINAL_BA:-0}
 initpairs=${INIT_PAIRS:-0}
 inittimeout=${INIT_TIMEOUT:-600}
-for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba" "INIT_PAIRS=$initpairs" "INIT_TIMEOUT=$inittimeout"; do
+ourfeat=${OUR_FEATURES:-0}
+for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba" "INIT_PAIRS=$initpairs" "INIT_TIMEOUT=$inittimeout" "OUR_FEATURES=$ourfeat"; do
 	[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "sfm-side-by-side.sh: $v: want a whole number ≥ 0" >&2; exit 2; }
 done
 [[ $frac =~ ^0?\.[0-9]+$ ]] || { echo "sfm-side-by-side.sh: PERTURB_FRAC=$frac: want a fraction in [0, 1), such as 0.03" >&2; exit 2; }
@@ -342,6 +350,28 @@ for setting in calibrated uncalibrated; do
 	fi
 	if [ "$gtba" != 0 ] && [ $setting = calibrated ]; then
 		rows+=("$setting clearmatch-gtba $(score_gtba "$d/cm/colmap/database.db" "$d/cm-gtba")")
+	fi
+	# OUR_FEATURES=1: COLMAP's matcher on clearmatch's features.
+	if [ "$ourfeat" != 0 ]; then
+		odb=$d/colmap-on-cm.db
+		cp "$d/cm/colmap/database.db" "$odb"
+		python3 - "$odb" <<'PY'
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute('delete from matches')
+con.execute('delete from two_view_geometries')
+con.commit()
+PY
+		mkdir -p "$d/colmap-on-cm-sparse"
+		t0=$(now)
+		colmap exhaustive_matcher --database_path "$odb" --SiftMatching.use_gpu 0 > "$d/colmap-on-cm-match.log" 2>&1
+		t1=$(now)
+		colmap mapper --database_path "$odb" --image_path "$images" --output_path "$d/colmap-on-cm-sparse" "${mflags[@]}" > "$d/colmap-on-cm-mapper.log" 2>&1 || true
+		t2=$(now)
+		rows+=("$setting colmap-on-cm $(score "$d/colmap-on-cm-sparse" "$odb") $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+		if [ "$gtba" != 0 ] && [ $setting = calibrated ]; then
+			rows+=("$setting colmap-on-cm-gtba $(score_gtba "$odb" "$d/colmap-on-cm-gtba")")
+		fi
 	fi
 	# PERTURB=N: the same database with 3% of its matches dropped, N seeds.
 	drows=()
