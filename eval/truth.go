@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/clearmatch/clearmatch/datasets"
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // Point is a feature position in 0-based pixel coordinates.
@@ -62,7 +63,12 @@ func HomographyGroundTruth(pts [][]Point, h Mapper, tol float64) HomographyTruth
 	var edges []edge
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			grid := newGrid(pts[j], tol)
+			pj := make([]pairwise.Point, len(pts[j]))
+			for k, p := range pts[j] {
+				pj[k] = pairwise.Point(p)
+			}
+			// Cells of at least a pixel: any side finds the same points.
+			grid := pairwise.NewGrid(pj, max(tol, 1))
 			type cand struct {
 				d    float64
 				a, b int
@@ -73,7 +79,8 @@ func HomographyGroundTruth(pts [][]Point, h Mapper, tol float64) HomographyTruth
 				if !ok {
 					continue
 				}
-				grid.near(x, y, func(b int) {
+				grid.Near(x, y, tol, func(k int32) {
+					b := int(k)
 					q := pts[j][b]
 					if d := math.Hypot(q.X-x, q.Y-y); d <= tol {
 						cands = append(cands, cand{d, a, b})
@@ -143,39 +150,4 @@ func HomographyGroundTruth(pts [][]Point, h Mapper, tol float64) HomographyTruth
 	}
 	t.Items = len(item)
 	return t
-}
-
-// grid buckets points in square cells of side cell for radius queries.
-type grid struct {
-	cell  float64
-	cells map[[2]int][]int
-}
-
-func newGrid(pts []Point, cell float64) *grid {
-	g := &grid{cell: max(cell, 1e-9), cells: map[[2]int][]int{}}
-	for i, p := range pts {
-		k := g.key(p.X, p.Y)
-		g.cells[k] = append(g.cells[k], i)
-	}
-	return g
-}
-
-func (g *grid) key(x, y float64) [2]int {
-	return [2]int{int(math.Floor(x / g.cell)), int(math.Floor(y / g.cell))}
-}
-
-// near calls f for every point in the 3×3 cells around (x, y), which hold
-// all points within one cell side.
-func (g *grid) near(x, y float64, f func(int)) {
-	if math.IsNaN(x) || math.IsNaN(y) || math.Abs(x) > 1e9 || math.Abs(y) > 1e9 {
-		return
-	}
-	k := g.key(x, y)
-	for dx := -1; dx <= 1; dx++ {
-		for dy := -1; dy <= 1; dy++ {
-			for _, i := range g.cells[[2]int{k[0] + dx, k[1] + dy}] {
-				f(i)
-			}
-		}
-	}
 }
