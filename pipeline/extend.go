@@ -18,10 +18,11 @@ import (
 const ExtendDistance = 256.0
 
 // extension is one keypoint a track gains: track n (in the order of the
-// tracks of two or more observations) and the keypoint's global index.
+// tracks of two or more observations), its item (as it was before any
+// observation left the track) and the keypoint's global index.
 type extension struct {
-	track, g int
-	dist     float64
+	track, item, g int
+	dist           float64
 }
 
 // extendTracks finds, for every track of two or more observations with a
@@ -46,13 +47,17 @@ func (r *Result) extendTracks(ctx context.Context, tracks [][]obsRef, sc *calib.
 	sets := r.Output()
 	off := r.Offsets()
 	// Free keypoints: in no track of two or more observations.
-	size := map[int]int{}
-	for _, it := range r.Item {
-		if it >= 0 {
-			size[it]++
+	var long [][]obsRef
+	inLong := make([]bool, len(r.Item))
+	for _, t := range tracks {
+		if len(t) >= 2 {
+			long = append(long, t)
+			for _, o := range t {
+				inLong[off[o.img]+o.kp] = true
+			}
 		}
 	}
-	free := func(g int) bool { it := r.Item[g]; return it < 0 || size[it] < 2 }
+	free := func(g int) bool { return !inLong[g] }
 	// A grid of each view's keypoints, cells of the view's cut.
 	grids := make([]*pairwise.Grid, len(sets))
 	cuts := make([]float64, len(sets))
@@ -70,12 +75,6 @@ func (r *Result) extendTracks(ctx context.Context, tracks [][]obsRef, sc *calib.
 			grids[v] = &g
 		}
 		return grids[v]
-	}
-	long := make([][]obsRef, 0, len(tracks))
-	for _, t := range tracks {
-		if len(t) >= 2 {
-			long = append(long, t)
-		}
 	}
 	type cand struct {
 		track int
@@ -172,7 +171,8 @@ func (r *Result) extendTracks(ctx context.Context, tracks [][]obsRef, sc *calib.
 		if !(d <= ExtendDistance) {
 			continue
 		}
-		e := extension{track: c.track, g: off[c.o.img] + c.o.kp, dist: d}
+		t0 := long[c.track][0]
+		e := extension{track: c.track, item: r.Item[off[t0.img]+t0.kp], g: off[c.o.img] + c.o.kp, dist: d}
 		k := tv{c.track, c.o.img}
 		if b, ok := best[k]; !ok || d < b.dist-1e-9 || math.Abs(d-b.dist) <= 1e-9 && e.g < b.g {
 			best[k] = e
@@ -202,10 +202,8 @@ func dist(a, b []float32) float64 {
 	return math.Sqrt(s)
 }
 
-// applyExtensions puts each extension's keypoint into its track: item
-// is the item of each track of two or more observations (taken before
-// any observation left it).
-func (r *Result) applyExtensions(ext []extension, item []int) {
+// applyExtensions puts each extension's keypoint into its track's item.
+func (r *Result) applyExtensions(ext []extension) {
 	if len(ext) == 0 {
 		return
 	}
@@ -213,6 +211,6 @@ func (r *Result) applyExtensions(ext []extension, item []int) {
 		r.Item = slices.Clone(r.Item)
 	}
 	for _, e := range ext {
-		r.Item[e.g] = item[e.track]
+		r.Item[e.g] = e.item
 	}
 }

@@ -136,21 +136,15 @@ func (r *Result) filterReprojection(ctx context.Context, opts Options) error {
 		}
 	}
 	var ext []extension
-	var item []int
 	if opts.ReprojExtend {
 		var err error
 		if ext, err = r.extendTracks(ctx, tracks, scene, st.Threshold, fx, fy, cy); err != nil {
 			return err
 		}
-		for _, t := range tracks {
-			if len(t) >= 2 {
-				item = append(item, r.Item[off[t[0].img]+t[0].kp])
-			}
-		}
 	}
 	r.dropObservations(drop)
 	st.Dropped = len(drop)
-	r.applyExtensions(ext, item)
+	r.applyExtensions(ext)
 	st.Extended = len(ext)
 	return nil
 }
