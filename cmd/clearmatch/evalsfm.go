@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 )
 
-const evalSfMUsage = `eval-sfm MODEL GT [-json] [-unit m] [-db DATABASE]
+const evalSfMUsage = `eval-sfm MODEL GT|REFERENCE [-json] [-unit m] [-db DATABASE]
 
 Compares a COLMAP sparse model (MODEL: a folder with images and points3D,
 binary .bin or text .txt, as colmap mapper writes it) with ground-truth
@@ -41,7 +43,16 @@ reconstructed from, or any other of the same images) are scored too: of
 the tracks of 3+ views, the share whose every observation is within 1, 2
 and 4 px of the point triangulated from the true cameras, and the chains
 that hold two keypoints of one image. The Sampson distance of single
-matches cannot see a match wrong along its epipolar line; a track can.`
+matches cannot see a match wrong along its epipolar line; a track can.
+
+In place of GT, REFERENCE may be another COLMAP model of the same images
+(a folder with images.bin or images.txt): MODEL's cameras are then
+measured against REFERENCE's the same way, errors in REFERENCE's length
+unit (printed as "units" unless -unit says which). This compares two
+reconstructions where there is no ground truth (two pipelines, two runs),
+or tells how far apart two models are that lie the same distance from
+the truth. REFERENCE has no true K: the intrinsics rows are left out and
+-db needs GT.`
 
 func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("eval-sfm", evalSfMUsage, stderr)
@@ -67,8 +78,26 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	gt, err := eval.ReadStrechaCameras(pos[1])
-	if err != nil {
+	unitGiven := false
+	fs.Visit(func(f *flag.Flag) { unitGiven = unitGiven || f.Name == "unit" })
+	var gt map[string]eval.Camera
+	isModel := hasColmapModel(pos[1])
+	if isModel {
+		if *dbPath != "" {
+			return usagef("-db scores tracks under true cameras with K: give GT (NAME.camera files), not a model (%s)", pos[1])
+		}
+		ref, err := eval.ReadColmapModel(pos[1])
+		if err != nil {
+			return err
+		}
+		gt = ref.Cameras
+		if len(gt) == 0 {
+			return fmt.Errorf("%s: the reference model has no registered images", pos[1])
+		}
+		if !unitGiven {
+			*unit = "units"
+		}
+	} else if gt, err = eval.ReadStrechaCameras(pos[1]); err != nil {
 		return err
 	}
 	r, err := eval.EvaluateSfM(model, gt)
@@ -114,6 +143,17 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			t.Tracks, ratio(t.Within1, t.Tracks), ratio(t.Within2, t.Tracks), ratio(t.Within4, t.Tracks), t.Conflicting)
 	}
 	return nil
+}
+
+// hasColmapModel tells whether dir holds a COLMAP model (its images file)
+// rather than Strecha cameras.
+func hasColmapModel(dir string) bool {
+	for _, f := range []string{"images.bin", "images.txt"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil && !st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 func ratio(a, b int) float64 {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,11 +80,62 @@ func TestEvalSfMCommand(t *testing.T) {
 		{[]string{"eval-sfm", t.TempDir(), gt}, 1, "images.txt"},
 		{[]string{"eval-sfm", model, t.TempDir()}, 1, "no .camera files"},
 		{[]string{"eval-sfm", model, gt, "-db", filepath.Join(t.TempDir(), "none.db")}, 1, "none.db"},
+		{[]string{"eval-sfm", model, model, "-db", filepath.Join(t.TempDir(), "none.db")}, 2, "not a model"},
 	} {
 		code, _, stderr := runCmd(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 && tc.code == 1 {
 			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// TestEvalSfMAgainstModel: with a COLMAP model in place of the ground
+// truth, eval-sfm measures one model's cameras against the other's, in
+// the reference's units, without the intrinsics rows.
+func TestEvalSfMAgainstModel(t *testing.T) {
+	ref, model, other := t.TempDir(), t.TempDir(), t.TempDir()
+	// Four cameras off one line, identity rotations; MODEL is REFERENCE
+	// scaled by 3 and shifted, except that its camera 2 is 0.3 (0.1 in
+	// the reference's units) off along the line.
+	cams := [][3]float64{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {1, 1, 0}}
+	var ri, mi strings.Builder
+	for i, c := range cams {
+		name := "000" + string(rune('0'+i)) + ".jpg"
+		ri.WriteString(itoa(i+1) + " 1 0 0 0 " + ftoa(-c[0]) + " " + ftoa(-c[1]) + " " + ftoa(-c[2]) + " 1 " + name + "\n\n")
+		m := [3]float64{3*c[0] + 5, 3 * c[1], 3*c[2] - 1}
+		if i == 1 {
+			m[0] += 0.3
+		}
+		mi.WriteString(itoa(i+1) + " 1 0 0 0 " + ftoa(-m[0]) + " " + ftoa(-m[1]) + " " + ftoa(-m[2]) + " 1 " + name + "\n\n")
+	}
+	for dir, images := range map[string]string{ref: ri.String(), model: mi.String(), other: "1 1 0 0 0 0 0 0 1 other.jpg\n\n"} {
+		os.WriteFile(filepath.Join(dir, "images.txt"), []byte(images), 0o644)
+		os.WriteFile(filepath.Join(dir, "points3D.txt"), nil, 0o644)
+		os.WriteFile(filepath.Join(dir, "cameras.txt"), []byte("1 SIMPLE_PINHOLE 50 40 30 25 20\n"), 0o644)
+	}
+	code, stdout, stderr := runCmd(t, "", "eval-sfm", ref, ref)
+	if code != 0 || !strings.Contains(stdout, "registered 4 of 4 images") ||
+		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "position error (units)", "0.000", "0.000", "0.000")) ||
+		strings.Contains(stdout, "pp error") {
+		t.Errorf("a model against itself: exit %d, %s\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = runCmd(t, "", "eval-sfm", model, ref, "-json")
+	var r struct {
+		Registered int                   `json:"registered"`
+		Scale      float64               `json:"scale"`
+		Position   struct{ Max float64 } `json:"position_error"`
+	}
+	// The least-squares similarity spreads camera 2's 0.1 over the four.
+	if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || r.Registered != 4 || math.Abs(r.Scale-1.0/3) > 1e-3 ||
+		r.Position.Max < 0.05 || r.Position.Max > 0.1 {
+		t.Errorf("-json: exit %d, %v, %+v", code, err, r)
+	}
+	code, stdout, _ = runCmd(t, "", "eval-sfm", model, ref, "-unit", "m")
+	if code != 0 || !strings.Contains(stdout, "position error (mm)") {
+		t.Errorf("-unit m: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCmd(t, "", "eval-sfm", model, other); code != 1 || !strings.Contains(stderr, "no image") {
+		t.Errorf("no image in common: exit %d, %q", code, stderr)
 	}
 }
 
