@@ -37,7 +37,13 @@
 # truth, whatever path the mapper takes: a database whose -gtba error is
 # far above COLMAP's own carries less (or biased) information; one whose
 # mapper error alone is far above its -gtba error lost it on the mapper's
-# way (initial pair, registration order).
+# way (initial pair, registration order). After the table, for each COLMAP
+# run, the two -gtba models measured against each other (eval-sfm MODEL
+# REFERENCE) and each adjustment's reprojection cost at the true cameras
+# and at its end: when the two models lie much closer to each other than
+# to the truth, and the truth costs far more than the adjustment's end,
+# the rest of the error is the ground truth's (see docs/sfm-accuracy.md,
+# "Where the truth stops telling").
 # INIT_PAIRS=N adds, for each mapper database of the two settings
 # (clearmatch's and each of COLMAP's runs), a row "-init": the median over
 # N more mapper runs, each started (--Mapper.init_image_id1/2) from one of
@@ -445,3 +451,15 @@ for r in "${rows[@]}"; do
 	# shellcheck disable=SC2086
 	printf '%-13s %-18s %9s %9s %9s %8s %7s %7s %8s %s\n' $r
 done
+# GTBA=1: how far apart the adjustments from the truth end, and what the
+# truth costs (colmap bundle_adjuster's cost, px) against where they end.
+cost() { grep -h "$1 cost" "$2" 2>/dev/null | awk '{print $4}'; }
+if [ "$gtba" != 0 ] && [ "$runs" -gt 0 ]; then
+	d=$out/calibrated
+	for k in $(seq 1 "$runs"); do
+		a=$d/cm-gtba/ba/0 b=$d/colmap-gtba$k/ba/0
+		[ -d "$a" ] && [ -d "$b" ] || continue
+		apart=$("$cm" eval-sfm "$a" "$b" -unit m -json | python3 -c "import json,sys; r=json.load(sys.stdin); print('%.2f mm / %.4f deg' % (r['position_error']['median'] * 1000, r['rotation_error_deg']['median']))") || continue
+		echo "gtba: clearmatch's and COLMAP run $k's apart by $apart (median); cost at the true cameras -> adjusted: clearmatch $(cost Initial "$d/cm-gtba/ba.log") -> $(cost Final "$d/cm-gtba/ba.log") px, COLMAP $(cost Initial "$d/colmap-gtba$k/ba.log") -> $(cost Final "$d/colmap-gtba$k/ba.log") px"
+	done
+fi
