@@ -662,7 +662,9 @@ type SfMReport struct {
 	MeanTrackLength  float64 `json:"mean_track_length"`
 	MeanReprojection float64 `json:"mean_reprojection_error_px"`
 	// Intrinsics compares the model's cameras with the true ones, when
-	// the model has a cameras file; nil otherwise.
+	// the model has a cameras file and some registered image's true K
+	// (with its size) can be compared; nil otherwise, as against another
+	// model, whose Cameras carry no K.
 	Intrinsics *IntrinsicsError `json:"intrinsics,omitempty"`
 }
 
@@ -782,7 +784,9 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 	r.Pairs = len(relRot)
 	r.RelativeRotation, r.RelativeDirection = summarize(relRot), summarize(relDir)
 	if m.Intrinsics != nil {
-		r.Intrinsics = intrinsicsError(m, gt, reg)
+		if in := intrinsicsError(m, gt, reg); in.Images > 0 {
+			r.Intrinsics = in
+		}
 	}
 	return r, nil
 }

@@ -124,10 +124,11 @@ func TestEvalSfMAgainstModel(t *testing.T) {
 		Registered int                   `json:"registered"`
 		Scale      float64               `json:"scale"`
 		Position   struct{ Max float64 } `json:"position_error"`
+		Intrinsics *struct{}             `json:"intrinsics"`
 	}
 	// The least-squares similarity spreads camera 2's 0.1 over the four.
 	if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || r.Registered != 4 || math.Abs(r.Scale-1.0/3) > 1e-3 ||
-		r.Position.Max < 0.05 || r.Position.Max > 0.1 {
+		r.Position.Max < 0.05 || r.Position.Max > 0.1 || r.Intrinsics != nil {
 		t.Errorf("-json: exit %d, %v, %+v", code, err, r)
 	}
 	code, stdout, _ = runCmd(t, "", "eval-sfm", model, ref, "-unit", "m")
