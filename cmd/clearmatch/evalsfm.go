@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
@@ -48,7 +50,9 @@ matches cannot see a match wrong along its epipolar line; a track can.
 In place of GT, REFERENCE may be another COLMAP model of the same images
 (a folder with images.bin or images.txt): MODEL's cameras are then
 measured against REFERENCE's the same way, errors in REFERENCE's length
-unit (printed as "units" unless -unit says which). This compares two
+unit (printed as "units" unless -unit says which, to four significant
+digits, with the reference's cameras' median distance from their
+centroid for scale). This compares two
 reconstructions where there is no ground truth (two pipelines, two runs),
 or tells how far apart two models are that lie the same distance from
 the truth. REFERENCE has no true K: the intrinsics rows are left out and
@@ -124,8 +128,19 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(stdout, " (missing: %s)", quoteList(r.Missing))
 	}
+	if isModel {
+		// A reconstruction's unit is arbitrary: its cameras' spread
+		// gives the errors a scale.
+		fmt.Fprintf(stdout, "; the reference's cameras lie a median %.4g %s from their centroid", spread(gt)*scale, u)
+	}
 	fmt.Fprintf(stdout, "\n%-22s %10s %10s %10s\n", "", "median", "mean", "max")
-	fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "position error ("+u+")", r.Position.Median*scale, r.Position.Mean*scale, r.Position.Max*scale)
+	// mm get three decimals; other units (a reconstruction's own, whose
+	// scale is arbitrary) four significant digits.
+	pf := "%-22s %10.3f %10.3f %10.3f\n"
+	if u != "mm" {
+		pf = "%-22s %10.4g %10.4g %10.4g\n"
+	}
+	fmt.Fprintf(stdout, pf, "position error ("+u+")", r.Position.Median*scale, r.Position.Mean*scale, r.Position.Max*scale)
 	fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "rotation error (deg)", r.Rotation.Median, r.Rotation.Mean, r.Rotation.Max)
 	if r.Pairs > 0 {
 		fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "pair rotation (deg)", r.RelativeRotation.Median, r.RelativeRotation.Mean, r.RelativeRotation.Max)
@@ -143,6 +158,26 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			t.Tracks, ratio(t.Within1, t.Tracks), ratio(t.Within2, t.Tracks), ratio(t.Within4, t.Tracks), t.Conflicting)
 	}
 	return nil
+}
+
+// spread is the median distance of the cameras' centres from their
+// centroid.
+func spread(cams map[string]eval.Camera) float64 {
+	var c [3]float64
+	for _, cam := range cams {
+		for k := range c {
+			c[k] += cam.C[k] / float64(len(cams))
+		}
+	}
+	d := make([]float64, 0, len(cams))
+	for _, cam := range cams {
+		d = append(d, math.Sqrt((cam.C[0]-c[0])*(cam.C[0]-c[0])+(cam.C[1]-c[1])*(cam.C[1]-c[1])+(cam.C[2]-c[2])*(cam.C[2]-c[2])))
+	}
+	sort.Float64s(d)
+	if len(d)%2 == 1 {
+		return d[len(d)/2]
+	}
+	return (d[len(d)/2-1] + d[len(d)/2]) / 2
 }
 
 // hasColmapModel tells whether dir holds a COLMAP model (its images file)
