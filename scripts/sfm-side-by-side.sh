@@ -19,6 +19,9 @@
 # row (median position error's run; median rotation error). Needs colmap,
 # python3 and the clearmatch binary (CLEARMATCH, default bin/clearmatch:
 # `make build`).
+# K_REFINED=1 adds a setting "K+refine": each pipeline's calibrated
+# database reconstructed again with the mapper's defaults, which refine the
+# focal lengths from the true K (as colmap mapper runs unless told not to).
 # REFINE_PP=1 adds a third setting, "uncal+pp": each pipeline's
 # uncalibrated database reconstructed again with the mapper refining the
 # principal point (--Mapper.ba_refine_principal_point 1).
@@ -93,7 +96,8 @@ finalba=${FINAL_BA:-0}
 initpairs=${INIT_PAIRS:-0}
 inittimeout=${INIT_TIMEOUT:-600}
 ourfeat=${OUR_FEATURES:-0}
-for v in "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba" "INIT_PAIRS=$initpairs" "INIT_TIMEOUT=$inittimeout" "OUR_FEATURES=$ourfeat"; do
+krefined=${K_REFINED:-0}
+for v in "K_REFINED=$krefined" "COLMAP_RUNS=$runs" "PERTURB=$perturb" "GTBA=$gtba" "FINAL_BA=$finalba" "INIT_PAIRS=$initpairs" "INIT_TIMEOUT=$inittimeout" "OUR_FEATURES=$ourfeat"; do
 	[[ ${v#*=} =~ ^[0-9]+$ ]] || { echo "sfm-side-by-side.sh: $v: want a whole number ≥ 0" >&2; exit 2; }
 done
 [[ $frac =~ ^0?\.[0-9]+$ ]] || { echo "sfm-side-by-side.sh: PERTURB_FRAC=$frac: want a fraction in [0, 1), such as 0.03" >&2; exit 2; }
@@ -421,6 +425,27 @@ PY
 		grows=()
 		for k in $(seq 1 "$runs"); do grows+=("$(score_gtba "$d/colmap$k.db" "$d/colmap-gtba$k")"); done
 		if [ ${#grows[@]} -gt 0 ]; then median_rows "$setting" colmap-gtba "${grows[@]}"; fi
+	fi
+	# K_REFINED=1: the same calibrated databases once more, with the
+	# mapper's defaults, which refine the focal lengths (and any
+	# distortion) from the true K they start at: what a user gets who
+	# gives K to both pipelines and runs colmap mapper as it comes. Only
+	# the mapper runs again.
+	if [ $setting = calibrated ] && [ "$krefined" != 0 ]; then
+		mkdir -p "$d/cm-sparse-kr"
+		t1=$(now)
+		colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse-kr" > "$d/cm-mapper-kr.log" 2>&1 || true
+		t2=$(now)
+		rows+=("K+refine clearmatch $(score "$d/cm-sparse-kr" "$d/cm/colmap/database.db") 0+$(secs "$t1" "$t2")")
+		krows=()
+		for k in $(seq 1 "$runs"); do
+			mkdir -p "$d/colmap-sparse-kr$k"
+			t1=$(now)
+			colmap mapper --database_path "$d/colmap$k.db" --image_path "$images" --output_path "$d/colmap-sparse-kr$k" > "$d/colmap-mapper-kr$k.log" 2>&1 || true
+			t2=$(now)
+			krows+=("$(score "$d/colmap-sparse-kr$k" "$d/colmap$k.db") 0+$(secs "$t1" "$t2")")
+		done
+		if [ ${#krows[@]} -gt 0 ]; then median_rows K+refine colmap "${krows[@]}"; fi
 	fi
 	# REFINE_PP=1: the same uncalibrated databases once more, with the
 	# mapper refining the principal point (COLMAP keeps it at the image
