@@ -332,6 +332,28 @@ init_runs() {
 	done < <(init_pairs "$1")
 }
 
+# remap SETTING SUFFIX [MAPPER_FLAGS...]: only the mapper again, with
+# MAPPER_FLAGS, on clearmatch's database and each COLMAP run's of the
+# setting in $d, as rows named SETTING (outputs *-sparse-SUFFIX).
+remap() {
+	local name=$1 sfx=$2 t1 t2 k
+	shift 2
+	mkdir -p "$d/cm-sparse-$sfx"
+	t1=$(now)
+	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse-$sfx" "$@" > "$d/cm-mapper-$sfx.log" 2>&1 || true
+	t2=$(now)
+	rows+=("$name clearmatch $(score "$d/cm-sparse-$sfx" "$d/cm/colmap/database.db") 0+$(secs "$t1" "$t2")")
+	local mrows=()
+	for k in $(seq 1 "$runs"); do
+		mkdir -p "$d/colmap-sparse-$sfx$k"
+		t1=$(now)
+		colmap mapper --database_path "$d/colmap$k.db" --image_path "$images" --output_path "$d/colmap-sparse-$sfx$k" "$@" > "$d/colmap-mapper-$sfx$k.log" 2>&1 || true
+		t2=$(now)
+		mrows+=("$(score "$d/colmap-sparse-$sfx$k" "$d/colmap$k.db") 0+$(secs "$t1" "$t2")")
+	done
+	if [ ${#mrows[@]} -gt 0 ]; then median_rows "$name" colmap "${mrows[@]}"; fi
+}
+
 rows=()
 for setting in calibrated uncalibrated; do
 	d=$out/$setting
@@ -429,44 +451,12 @@ PY
 	# K_REFINED=1: the same calibrated databases once more, with the
 	# mapper's defaults, which refine the focal lengths (and any
 	# distortion) from the true K they start at: what a user gets who
-	# gives K to both pipelines and runs colmap mapper as it comes. Only
-	# the mapper runs again.
-	if [ $setting = calibrated ] && [ "$krefined" != 0 ]; then
-		mkdir -p "$d/cm-sparse-kr"
-		t1=$(now)
-		colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse-kr" > "$d/cm-mapper-kr.log" 2>&1 || true
-		t2=$(now)
-		rows+=("K+refine clearmatch $(score "$d/cm-sparse-kr" "$d/cm/colmap/database.db") 0+$(secs "$t1" "$t2")")
-		krows=()
-		for k in $(seq 1 "$runs"); do
-			mkdir -p "$d/colmap-sparse-kr$k"
-			t1=$(now)
-			colmap mapper --database_path "$d/colmap$k.db" --image_path "$images" --output_path "$d/colmap-sparse-kr$k" > "$d/colmap-mapper-kr$k.log" 2>&1 || true
-			t2=$(now)
-			krows+=("$(score "$d/colmap-sparse-kr$k" "$d/colmap$k.db") 0+$(secs "$t1" "$t2")")
-		done
-		if [ ${#krows[@]} -gt 0 ]; then median_rows K+refine colmap "${krows[@]}"; fi
-	fi
+	# gives K to both pipelines and runs colmap mapper as it comes.
+	if [ $setting = calibrated ] && [ "$krefined" != 0 ]; then remap K+refine kr; fi
 	# REFINE_PP=1: the same uncalibrated databases once more, with the
 	# mapper refining the principal point (COLMAP keeps it at the image
-	# centre by default). Only the mapper runs again.
-	if [ $setting = uncalibrated ] && [ "${REFINE_PP:-0}" = 1 ]; then
-		pp=(--Mapper.ba_refine_principal_point 1)
-		mkdir -p "$d/cm-sparse-pp"
-		t1=$(now)
-		colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse-pp" "${pp[@]}" > "$d/cm-mapper-pp.log" 2>&1 || true
-		t2=$(now)
-		rows+=("uncal+pp clearmatch $(score "$d/cm-sparse-pp" "$d/cm/colmap/database.db") 0+$(secs "$t1" "$t2")")
-		prows=()
-		for k in $(seq 1 "$runs"); do
-			mkdir -p "$d/colmap-sparse-pp$k"
-			t1=$(now)
-			colmap mapper --database_path "$d/colmap$k.db" --image_path "$images" --output_path "$d/colmap-sparse-pp$k" "${pp[@]}" > "$d/colmap-mapper-pp$k.log" 2>&1 || true
-			t2=$(now)
-			prows+=("$(score "$d/colmap-sparse-pp$k" "$d/colmap$k.db") 0+$(secs "$t1" "$t2")")
-		done
-		if [ ${#prows[@]} -gt 0 ]; then median_rows uncal+pp colmap "${prows[@]}"; fi
-	fi
+	# centre by default).
+	if [ $setting = uncalibrated ] && [ "${REFINE_PP:-0}" = 1 ]; then remap uncal+pp pp --Mapper.ba_refine_principal_point 1; fi
 done
 
 echo "scene $scene; K $K (clearmatch), $Kc (COLMAP); outputs in $out"
