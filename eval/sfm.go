@@ -98,6 +98,17 @@ func newIntrinsics(model int, w, h uint64, p []float64) (Intrinsics, error) {
 	return in, nil
 }
 
+// HasColmapModel tells whether dir holds a COLMAP sparse model: its images
+// file, binary or text (what ReadColmapModel needs first).
+func HasColmapModel(dir string) bool {
+	for _, name := range []string{"images.bin", "images.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // ReadColmapModel reads a COLMAP sparse model folder: images and points3D,
 // and cameras when present (for Intrinsics), binary (.bin) when images
 // and points3D are, else text (.txt). Errors name the file and, for
@@ -109,7 +120,7 @@ func ReadColmapModel(dir string) (*Model, error) {
 		_, err := os.Stat(path(name))
 		return err == nil
 	}
-	if !exists("images.bin") && !exists("images.txt") {
+	if !HasColmapModel(dir) {
 		return nil, fmt.Errorf("%s: no COLMAP model here (images.bin or images.txt)", dir)
 	}
 	// One format for the three files: binary when images and points3D
@@ -656,6 +667,11 @@ type SfMReport struct {
 	// Per image, sorted by name.
 	PerImage []ImageError `json:"per_image"`
 	Scale    float64      `json:"scale"` // the similarity's scale
+	// Spread is the median distance of the ground truth's camera centres
+	// (every one, registered or not) from their centroid, in its units:
+	// the scene's size, which gives errors in a reconstruction's
+	// arbitrary unit a scale.
+	Spread float64 `json:"spread"`
 	// From the model: points, mean track length, mean reprojection error
 	// (pixels, the mean over points, as COLMAP's model_analyzer).
 	Points           int     `json:"points"`
@@ -754,6 +770,18 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 		return nil, err
 	}
 	r.Scale = sim.S
+	var centroid [3]float64
+	for _, n := range names {
+		for k := range centroid {
+			centroid[k] += gt[n].C[k] / float64(len(names))
+		}
+	}
+	dist := make([]float64, len(names))
+	for i, n := range names {
+		c := gt[n].C
+		dist[i] = math.Sqrt(sq(c[0]-centroid[0]) + sq(c[1]-centroid[1]) + sq(c[2]-centroid[2]))
+	}
+	r.Spread = summarize(dist).Median
 	var pos, rot []float64
 	for i, n := range reg {
 		p := sim.Apply(src[i])

@@ -6,10 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
@@ -85,7 +81,7 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	unitGiven := false
 	fs.Visit(func(f *flag.Flag) { unitGiven = unitGiven || f.Name == "unit" })
 	var gt map[string]eval.Camera
-	isModel := hasColmapModel(pos[1])
+	isModel := eval.HasColmapModel(pos[1])
 	if isModel {
 		if *dbPath != "" {
 			return usagef("-db scores tracks under true cameras with K: give GT (NAME.camera files), not a model (%s)", pos[1])
@@ -131,7 +127,7 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if isModel {
 		// A reconstruction's unit is arbitrary: its cameras' spread
 		// gives the errors a scale.
-		fmt.Fprintf(stdout, "; the reference's cameras lie a median %.4g %s from their centroid", spread(gt)*scale, u)
+		fmt.Fprintf(stdout, "; the reference's cameras lie a median %.4g %s from their centroid", r.Spread*scale, u)
 	}
 	fmt.Fprintf(stdout, "\n%-22s %10s %10s %10s\n", "", "median", "mean", "max")
 	// mm get three decimals; other units (a reconstruction's own, whose
@@ -158,37 +154,6 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			t.Tracks, ratio(t.Within1, t.Tracks), ratio(t.Within2, t.Tracks), ratio(t.Within4, t.Tracks), t.Conflicting)
 	}
 	return nil
-}
-
-// spread is the median distance of the cameras' centres from their
-// centroid.
-func spread(cams map[string]eval.Camera) float64 {
-	var c [3]float64
-	for _, cam := range cams {
-		for k := range c {
-			c[k] += cam.C[k] / float64(len(cams))
-		}
-	}
-	d := make([]float64, 0, len(cams))
-	for _, cam := range cams {
-		d = append(d, math.Sqrt((cam.C[0]-c[0])*(cam.C[0]-c[0])+(cam.C[1]-c[1])*(cam.C[1]-c[1])+(cam.C[2]-c[2])*(cam.C[2]-c[2])))
-	}
-	sort.Float64s(d)
-	if len(d)%2 == 1 {
-		return d[len(d)/2]
-	}
-	return (d[len(d)/2-1] + d[len(d)/2]) / 2
-}
-
-// hasColmapModel tells whether dir holds a COLMAP model (its images file)
-// rather than Strecha cameras.
-func hasColmapModel(dir string) bool {
-	for _, f := range []string{"images.bin", "images.txt"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err == nil && !st.IsDir() {
-			return true
-		}
-	}
-	return false
 }
 
 func ratio(a, b int) float64 {
