@@ -654,6 +654,15 @@ type SfMReport struct {
 	// rotation errors in degrees.
 	Position Summary `json:"position_error"`
 	Rotation Summary `json:"rotation_error_deg"`
+	// The rotation errors split in two: the part every camera shares
+	// (the chordal mean of their errors in the truth's frame, its angle)
+	// and each camera's error once that part is taken out. The shared
+	// part is mostly the similarity's own error about the axes its
+	// centres leave weakly determined (cameras along a facade: the
+	// rotation about that line, set by the centres' small spread off it
+	// and their position errors there); the rest is the model's.
+	RotationCommon   float64 `json:"rotation_common_deg"`
+	RotationResidual Summary `json:"rotation_residual_deg"`
 	// Alignment-free errors over every pair (i, j), i before j by name,
 	// of registered images: the angle between the model's and the
 	// truth's relative rotation R_j·R_iᵀ, and between their directions
@@ -794,6 +803,7 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 		r.PerImage = append(r.PerImage, ImageError{Name: n, Position: d, Rotation: ang})
 	}
 	r.Position, r.Rotation = summarize(pos), summarize(rot)
+	r.RotationCommon, r.RotationResidual = splitRotation(m, gt, reg, sim)
 	var relRot, relDir []float64
 	for i, a := range reg {
 		for _, b := range reg[i+1:] {
@@ -817,6 +827,46 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 		}
 	}
 	return r, nil
+}
+
+// splitRotation returns the angle of the rotation the registered
+// cameras' errors share and the summary of each one's error without it.
+// Camera i's error in the truth's world frame is W_i = G_iᵀ·R_i·Rsᵀ (the
+// same angle as its rotation error); their shared part is the rotation
+// nearest to ΣW_i (the chordal L2 mean), Q, and the rest is W_i·Qᵀ.
+func splitRotation(m *Model, gt map[string]Camera, reg []string, sim Similarity) (float64, Summary) {
+	w := make([][9]float64, len(reg))
+	sum := mat.NewDense(3, 3, nil)
+	for i, n := range reg {
+		w[i] = pairwise.Mul3(pairwise.Transpose3(flat(gt[n].R)), pairwise.Mul3(flat(m.Cameras[n].R), pairwise.Transpose3(flat(sim.R))))
+		for k := 0; k < 9; k++ {
+			sum.Set(k/3, k%3, sum.At(k/3, k%3)+w[i][k])
+		}
+	}
+	var svd mat.SVD
+	if len(reg) == 0 || !svd.Factorize(sum, mat.SVDFull) {
+		return 0, Summary{}
+	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	sgn := [3]float64{1, 1, 1}
+	if mat.Det(&u)*mat.Det(&v) < 0 {
+		sgn[2] = -1
+	}
+	var q [9]float64
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 3; c++ {
+			for k := 0; k < 3; k++ {
+				q[3*r+c] += u.At(r, k) * sgn[k] * v.At(c, k)
+			}
+		}
+	}
+	rest := make([]float64, len(reg))
+	for i := range w {
+		rest[i] = rotationAngle(pairwise.Mul3(w[i], pairwise.Transpose3(q)))
+	}
+	return rotationAngle(q), summarize(rest)
 }
 
 // intrinsicsError compares the intrinsics of the registered images reg.

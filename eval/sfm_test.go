@@ -218,11 +218,29 @@ func TestEvaluateSfM(t *testing.T) {
 			t.Errorf("%s: %d pairs, relative rotation %+v, direction %+v; want 21 and zero", format, r.Pairs, r.RelativeRotation, r.RelativeDirection)
 		}
 	}
+	// Turn every camera by the same 1.5° about its centre (a rotation of
+	// the model's world, its centres kept): each is 1.5° off, all of it
+	// shared, nothing left once the shared part is out, and no pair
+	// moves.
+	turned := map[string]Camera{}
+	for n, c := range model {
+		c.R = mul3(c.R, rotation(1.5*math.Pi/180, 0.6, 0, 0.8))
+		turned[n] = c
+	}
+	r, err := EvaluateSfM(&Model{Cameras: turned}, gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.Rotation.Median-1.5) > 1e-6 || math.Abs(r.Rotation.Max-1.5) > 1e-6 || math.Abs(r.RotationCommon-1.5) > 1e-6 ||
+		r.RotationResidual.Max > 1e-6 || r.RelativeRotation.Max > 1e-6 || r.Position.Max > 1e-9 {
+		t.Errorf("every camera turned 1.5°: rotation %+v, shared %v, the rest %+v, pairs %+v",
+			r.Rotation, r.RotationCommon, r.RotationResidual, r.RelativeRotation)
+	}
 	// Turn one camera by 2° about its own axis: only its rotation error.
 	c := model["0003.jpg"]
 	c.R = mul3(rotation(2*math.Pi/180, 0, 0, 1), c.R)
 	model["0003.jpg"] = c
-	r, err := EvaluateSfM(&Model{Cameras: model}, gt)
+	r, err = EvaluateSfM(&Model{Cameras: model}, gt)
 	if err != nil {
 		t.Fatal(err)
 	}

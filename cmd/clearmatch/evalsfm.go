@@ -138,6 +138,7 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	fmt.Fprintf(stdout, pf, "position error ("+u+")", r.Position.Median*scale, r.Position.Mean*scale, r.Position.Max*scale)
 	fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "rotation error (deg)", r.Rotation.Median, r.Rotation.Mean, r.Rotation.Max)
+	fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f   (shared by every camera: %.4f)\n", "  less the shared", r.RotationResidual.Median, r.RotationResidual.Mean, r.RotationResidual.Max, r.RotationCommon)
 	if r.Pairs > 0 {
 		fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "pair rotation (deg)", r.RelativeRotation.Median, r.RelativeRotation.Mean, r.RelativeRotation.Max)
 		fmt.Fprintf(stdout, "%-22s %10.4f %10.4f %10.4f\n", "pair direction (deg)", r.RelativeDirection.Median, r.RelativeDirection.Mean, r.RelativeDirection.Max)

@@ -52,6 +52,7 @@ func TestEvalSfMCommand(t *testing.T) {
 		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pp error (px)", "5.000", "5.000", "5.000")) ||
 		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "centre as pp (px)", "31.664", "31.664", "31.664")) ||
 		!strings.Contains(stdout, "mean track length 2.000, mean reprojection error 0.250 px") ||
+		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s   (shared by every camera: 0.0000)\n", "  less the shared", "0.0000", "0.0000", "0.0000")) ||
 		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pair rotation (deg)", "0.0000", "0.0000", "0.0000")) ||
 		!strings.Contains(stdout, fmt.Sprintf("%-22s %10s %10s %10s\n", "pair direction (deg)", "0.0000", "0.0000", "0.0000")) {
 		t.Errorf("exit %d, %s\n%s", code, stderr, stdout)
