@@ -104,7 +104,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&p.SelfCalibrate, "self-calibrate", p.SelfCalibrate, "without -intrinsics: estimate the camera the images share (principal point, focal length, radial distortion) by bundle adjustment over the tracks and start the COLMAP export's camera there; the principal point stays at the image centre unless the tracks call for another")
 	fs.BoolVar(&p.ReprojExtend, "reproj-extend", p.ReprojExtend, "with -reproj-filter, add to each track the keypoint of each image it misses that lies within the filter's cut of the track's point and has a close descriptor")
 	fs.Float64Var(&p.ReprojFilter, "reproj-filter", p.ReprojFilter, "reconstruct the images from the tracks (with -intrinsics, or the -self-calibrate camera) and take out of its track every observation more than this many pixels (detection resolution) from its track's point (0: off)")
-	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image (full-resolution pixels): verify with essential matrices")
+	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image, in its full-resolution pixels with the first pixel's centre at (0,0), as OpenCV calibrates (COLMAP's cx, cy are 0.5 more; the export adds it): verify with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
 	fs.StringVar(&o.cache, "cache", o.cache, "cache directory: features, and each pair's matches and verification in pairs/, so an interrupted or extended run only does new work (\"\" disables it)")
