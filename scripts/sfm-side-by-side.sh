@@ -21,7 +21,9 @@
 # `make build`).
 # K_REFINED=1 adds a setting "K+refine": each pipeline's calibrated
 # database reconstructed again with the mapper's defaults, which refine the
-# focal lengths from the true K (as colmap mapper runs unless told not to).
+# focal lengths from the true K (as colmap mapper runs unless told not to);
+# clearmatch's with the camera `match -intrinsics` exports by default
+# (SIMPLE_RADIAL), the calibrated run's PINHOLE rewritten.
 # REFINE_PP=1 adds a third setting, "uncal+pp": each pipeline's
 # uncalibrated database reconstructed again with the mapper refining the
 # principal point (--Mapper.ba_refine_principal_point 1).
@@ -332,17 +334,17 @@ init_runs() {
 	done < <(init_pairs "$1")
 }
 
-# remap SETTING SUFFIX [MAPPER_FLAGS...]: only the mapper again, with
-# MAPPER_FLAGS, on clearmatch's database and each COLMAP run's of the
-# setting in $d, as rows named SETTING (outputs *-sparse-SUFFIX).
+# remap SETTING SUFFIX CMDB [MAPPER_FLAGS...]: only the mapper again,
+# with MAPPER_FLAGS, on clearmatch's database CMDB and each COLMAP run's
+# of the setting in $d, as rows named SETTING (outputs *-sparse-SUFFIX).
 remap() {
-	local name=$1 sfx=$2 t1 t2 k
-	shift 2
+	local name=$1 sfx=$2 cmdb=$3 t1 t2 k
+	shift 3
 	mkdir -p "$d/cm-sparse-$sfx"
 	t1=$(now)
-	colmap mapper --database_path "$d/cm/colmap/database.db" --image_path "$images" --output_path "$d/cm-sparse-$sfx" "$@" > "$d/cm-mapper-$sfx.log" 2>&1 || true
+	colmap mapper --database_path "$cmdb" --image_path "$images" --output_path "$d/cm-sparse-$sfx" "$@" > "$d/cm-mapper-$sfx.log" 2>&1 || true
 	t2=$(now)
-	rows+=("$name clearmatch $(score "$d/cm-sparse-$sfx" "$d/cm/colmap/database.db") 0+$(secs "$t1" "$t2")")
+	rows+=("$name clearmatch $(score "$d/cm-sparse-$sfx" "$cmdb") 0+$(secs "$t1" "$t2")")
 	local mrows=()
 	for k in $(seq 1 "$runs"); do
 		mkdir -p "$d/colmap-sparse-$sfx$k"
@@ -452,11 +454,27 @@ PY
 	# mapper's defaults, which refine the focal lengths (and any
 	# distortion) from the true K they start at: what a user gets who
 	# gives K to both pipelines and runs colmap mapper as it comes.
-	if [ $setting = calibrated ] && [ "$krefined" != 0 ]; then remap K+refine kr; fi
+	# clearmatch's database there is what `match -intrinsics` writes
+	# without -camera-model: the same matches, its camera SIMPLE_RADIAL
+	# ((fx + fy)/2, cx, cy, k1 = 0), which the mapper refines with k1.
+	if [ $setting = calibrated ] && [ "$krefined" != 0 ]; then
+		python3 - "$d/cm/colmap/database.db" "$d/cm-default.db" <<'PY'
+import shutil, sqlite3, struct, sys
+shutil.copyfile(sys.argv[1], sys.argv[2])
+db = sqlite3.connect(sys.argv[2])
+for cid, model, params in db.execute("select camera_id, model, params from cameras").fetchall():
+    if model != 1:  # PINHOLE, as this script's calibrated run exports
+        sys.exit("camera %d: model %d, want PINHOLE" % (cid, model))
+    fx, fy, cx, cy = struct.unpack("<4d", params)
+    db.execute("update cameras set model = 2, params = ? where camera_id = ?", (struct.pack("<4d", (fx + fy) / 2, cx, cy, 0.0), cid))
+db.commit()
+PY
+		remap K+refine kr "$d/cm-default.db"
+	fi
 	# REFINE_PP=1: the same uncalibrated databases once more, with the
 	# mapper refining the principal point (COLMAP keeps it at the image
 	# centre by default).
-	if [ $setting = uncalibrated ] && [ "${REFINE_PP:-0}" = 1 ]; then remap uncal+pp pp --Mapper.ba_refine_principal_point 1; fi
+	if [ $setting = uncalibrated ] && [ "${REFINE_PP:-0}" = 1 ]; then remap uncal+pp pp "$d/cm/colmap/database.db" --Mapper.ba_refine_principal_point 1; fi
 done
 
 echo "scene $scene; K $K (clearmatch), $Kc (COLMAP); outputs in $out"
