@@ -580,6 +580,25 @@ func (s Similarity) Apply(x [3]float64) [3]float64 {
 	return y
 }
 
+// nearestRotation returns U·diag(sgn)·Vᵀ from the SVD U·Σ·Vᵀ of a 3×3
+// matrix, sgn (1, 1, ±1) making it a rotation: the rotation nearest to
+// the matrix (or, for a covariance, the one that best maps one set onto
+// the other).
+func nearestRotation(u, v *mat.Dense) (r [3][3]float64, sgn [3]float64) {
+	sgn = [3]float64{1, 1, 1}
+	if mat.Det(u)*mat.Det(v) < 0 {
+		sgn[2] = -1
+	}
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			for k := 0; k < 3; k++ {
+				r[i][j] += u.At(i, k) * sgn[k] * v.At(j, k)
+			}
+		}
+	}
+	return r, sgn
+}
+
 // Umeyama fits the similarity that maps src onto dst with the least sum of
 // squared distances (Umeyama, "Least-squares estimation of transformation
 // parameters between two point patterns", IEEE PAMI 1991): closed form, so
@@ -620,23 +639,14 @@ func Umeyama(src, dst [][3]float64) (Similarity, error) {
 	if d[1] <= 1e-12*d[0] {
 		return Similarity{}, errors.New("the cameras' centres are degenerate (on one line)")
 	}
-	sgn := [3]float64{1, 1, 1}
-	if mat.Det(&u)*mat.Det(&v) < 0 {
-		sgn[2] = -1
-	}
 	var s Similarity
+	var sgn [3]float64
+	s.R, sgn = nearestRotation(&u, &v)
 	trace := 0.0
 	for k := 0; k < 3; k++ {
 		trace += d[k] * sgn[k]
 	}
 	s.S = trace / varS
-	for r := 0; r < 3; r++ {
-		for c := 0; c < 3; c++ {
-			for k := 0; k < 3; k++ {
-				s.R[r][c] += u.At(r, k) * sgn[k] * v.At(c, k)
-			}
-		}
-	}
 	m := s.Apply(ms)
 	for k := 0; k < 3; k++ {
 		s.T[k] = md[k] - m[k]
@@ -850,18 +860,8 @@ func splitRotation(m *Model, gt map[string]Camera, reg []string, sim Similarity)
 	var u, v mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&v)
-	sgn := [3]float64{1, 1, 1}
-	if mat.Det(&u)*mat.Det(&v) < 0 {
-		sgn[2] = -1
-	}
-	var q [9]float64
-	for r := 0; r < 3; r++ {
-		for c := 0; c < 3; c++ {
-			for k := 0; k < 3; k++ {
-				q[3*r+c] += u.At(r, k) * sgn[k] * v.At(c, k)
-			}
-		}
-	}
+	qr, _ := nearestRotation(&u, &v)
+	q := flat(qr)
 	rest := make([]float64, len(reg))
 	for i := range w {
 		rest[i] = rotationAngle(pairwise.Mul3(w[i], pairwise.Transpose3(q)))
