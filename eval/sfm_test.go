@@ -437,6 +437,7 @@ func TestReadColmapModelErrors(t *testing.T) {
 func FuzzReadColmapModel(f *testing.F) {
 	f.Add([]byte("1 1 0 0 0 0 0 0 1 a.jpg\n1 2 -1\n"), true)
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, false)
+	f.Add([]byte("1 1 0 0 0 0 0 0 1 a.jpg\n\n2 0.9 0.1 0 0 1 0 0 1 b.jpg\n\n3 1 0 0.2 0 0 1 0 1 c.jpg\n\n4 1 0 0 0 1 1 0.5 1 d.jpg\n\n"), true)
 	f.Fuzz(func(t *testing.T, data []byte, text bool) {
 		dir := t.TempDir()
 		name, pts := "images.bin", "points3D.bin"
@@ -449,8 +450,38 @@ func FuzzReadColmapModel(f *testing.F) {
 		} else {
 			os.WriteFile(filepath.Join(dir, pts), make([]byte, 8), 0o644)
 		}
-		if _, err := ReadColmapModel(dir); err != nil && !strings.Contains(err.Error(), name) {
-			t.Fatalf("error does not name %s: %v", name, err)
+		m, err := ReadColmapModel(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), name) {
+				t.Fatalf("error does not name %s: %v", name, err)
+			}
+			return
+		}
+		// Whatever it read, measuring it against a truth of its own
+		// cameras, each turned and moved a little, gives an error or
+		// finite figures, never a panic.
+		// (In name order, so that an input fails the same way twice.)
+		var names []string
+		for n := range m.Cameras {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		gt := map[string]Camera{}
+		for i, n := range names {
+			c := m.Cameras[n]
+			c.R = mul3(rotation(0.01, 1, 2, 3), c.R)
+			c.C[0] += 0.01 * float64(i)
+			c.C[1] += 0.02 * float64(i%2)
+			gt[n] = c
+		}
+		r, err := EvaluateSfM(m, gt)
+		if err != nil {
+			return
+		}
+		for _, v := range []float64{r.Position.Max, r.Rotation.Max, r.RotationCommon, r.RotationResidual.Max} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("figures not finite: %+v", r)
+			}
 		}
 	})
 }
@@ -706,8 +737,38 @@ func FuzzReadColmapCameras(f *testing.F) {
 			os.WriteFile(filepath.Join(dir, "points3D.bin"), make([]byte, 8), 0o644)
 		}
 		os.WriteFile(filepath.Join(dir, name), data, 0o644)
-		if _, err := ReadColmapModel(dir); err != nil && !strings.Contains(err.Error(), name) {
-			t.Fatalf("error does not name %s: %v", name, err)
+		m, err := ReadColmapModel(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), name) {
+				t.Fatalf("error does not name %s: %v", name, err)
+			}
+			return
+		}
+		// Whatever it read, measuring it against a truth of its own
+		// cameras, each turned and moved a little, gives an error or
+		// finite figures, never a panic.
+		// (In name order, so that an input fails the same way twice.)
+		var names []string
+		for n := range m.Cameras {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		gt := map[string]Camera{}
+		for i, n := range names {
+			c := m.Cameras[n]
+			c.R = mul3(rotation(0.01, 1, 2, 3), c.R)
+			c.C[0] += 0.01 * float64(i)
+			c.C[1] += 0.02 * float64(i%2)
+			gt[n] = c
+		}
+		r, err := EvaluateSfM(m, gt)
+		if err != nil {
+			return
+		}
+		for _, v := range []float64{r.Position.Max, r.Rotation.Max, r.RotationCommon, r.RotationResidual.Max} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("figures not finite: %+v", r)
+			}
 		}
 	})
 }
