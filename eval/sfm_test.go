@@ -434,6 +434,36 @@ func TestReadColmapModelErrors(t *testing.T) {
 
 // FuzzReadColmapModel: any images.bin or images.txt content reads or
 // fails with an error naming the file; never a panic.
+// evaluatesFinite measures a model the fuzz tests read against a truth
+// of its own cameras, each turned and moved a little: EvaluateSfM gives
+// an error or finite figures, never a panic. The cameras are taken in
+// name order, so that an input fails the same way twice.
+func evaluatesFinite(t *testing.T, m *Model) {
+	t.Helper()
+	var names []string
+	for n := range m.Cameras {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	gt := map[string]Camera{}
+	for i, n := range names {
+		c := m.Cameras[n]
+		c.R = mul3(rotation(0.01, 1, 2, 3), c.R)
+		c.C[0] += 0.01 * float64(i)
+		c.C[1] += 0.02 * float64(i%2)
+		gt[n] = c
+	}
+	r, err := EvaluateSfM(m, gt)
+	if err != nil {
+		return
+	}
+	for _, v := range []float64{r.Position.Max, r.Rotation.Max, r.RotationCommon, r.RotationResidual.Max} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("figures not finite: %+v", r)
+		}
+	}
+}
+
 func FuzzReadColmapModel(f *testing.F) {
 	f.Add([]byte("1 1 0 0 0 0 0 0 1 a.jpg\n1 2 -1\n"), true)
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, false)
@@ -457,32 +487,7 @@ func FuzzReadColmapModel(f *testing.F) {
 			}
 			return
 		}
-		// Whatever it read, measuring it against a truth of its own
-		// cameras, each turned and moved a little, gives an error or
-		// finite figures, never a panic.
-		// (In name order, so that an input fails the same way twice.)
-		var names []string
-		for n := range m.Cameras {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		gt := map[string]Camera{}
-		for i, n := range names {
-			c := m.Cameras[n]
-			c.R = mul3(rotation(0.01, 1, 2, 3), c.R)
-			c.C[0] += 0.01 * float64(i)
-			c.C[1] += 0.02 * float64(i%2)
-			gt[n] = c
-		}
-		r, err := EvaluateSfM(m, gt)
-		if err != nil {
-			return
-		}
-		for _, v := range []float64{r.Position.Max, r.Rotation.Max, r.RotationCommon, r.RotationResidual.Max} {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("figures not finite: %+v", r)
-			}
-		}
+		evaluatesFinite(t, m)
 	})
 }
 
@@ -744,31 +749,6 @@ func FuzzReadColmapCameras(f *testing.F) {
 			}
 			return
 		}
-		// Whatever it read, measuring it against a truth of its own
-		// cameras, each turned and moved a little, gives an error or
-		// finite figures, never a panic.
-		// (In name order, so that an input fails the same way twice.)
-		var names []string
-		for n := range m.Cameras {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		gt := map[string]Camera{}
-		for i, n := range names {
-			c := m.Cameras[n]
-			c.R = mul3(rotation(0.01, 1, 2, 3), c.R)
-			c.C[0] += 0.01 * float64(i)
-			c.C[1] += 0.02 * float64(i%2)
-			gt[n] = c
-		}
-		r, err := EvaluateSfM(m, gt)
-		if err != nil {
-			return
-		}
-		for _, v := range []float64{r.Position.Max, r.Rotation.Max, r.RotationCommon, r.RotationResidual.Max} {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("figures not finite: %+v", r)
-			}
-		}
+		evaluatesFinite(t, m)
 	})
 }
