@@ -115,7 +115,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.threshold, "threshold", clear.DefaultThreshold, "CLEAR eigenvalue threshold")
 	fs.StringVar(&o.overlayPairs, "overlay-pairs", "next", "pairs to draw: next (each image with the next), none, or i-j,k-l (0-based)")
 	fs.StringVar(&o.export, "export", "", "also export for: colmap")
-	fs.StringVar(&o.cameraModel, "camera-model", "SIMPLE_RADIAL", "COLMAP camera model of the export: "+export.ColmapModels)
+	fs.StringVar(&o.cameraModel, "camera-model", "SIMPLE_RADIAL", "COLMAP camera model of the export: "+export.ColmapModels+"; the one-focal models take (fx+fy)/2 of -intrinsics, PINHOLE keeps fx and fy (for colmap mapper with the focal length fixed)")
 	fs.BoolVar(&o.singleCamera, "single-camera", true, "images of one size and focal prior share one COLMAP camera (false: one camera per image)")
 	fs.BoolVar(&o.strict, "strict", false, "an unreadable image is an error instead of a warning")
 	fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches (Sampson distance) and the tracks they chain into (triangulated from the true cameras) under the true geometry (ground_truth.json)")
