@@ -432,14 +432,22 @@ func TestReadColmapModelErrors(t *testing.T) {
 	}
 }
 
-// FuzzReadColmapModel: any images.bin or images.txt content reads or
-// fails with an error naming the file; never a panic.
-// evaluatesFinite measures a model the fuzz tests read against a truth
-// of its own cameras, each turned and moved a little: EvaluateSfM gives
-// an error or finite figures, never a panic. The cameras are taken in
-// name order, so that an input fails the same way twice.
-func evaluatesFinite(t *testing.T, m *Model) {
+// readsAndEvaluates is the fuzz tests' check of the model in dir:
+// ReadColmapModel reads it or fails with an error naming file (the one
+// the test wrote its input into), and a model read is measured against
+// a truth of its own cameras, each turned and moved a little, where
+// EvaluateSfM gives an error or finite figures, never a panic. The
+// cameras are taken in name order, so that an input fails the same way
+// twice.
+func readsAndEvaluates(t *testing.T, dir, file string) {
 	t.Helper()
+	m, err := ReadColmapModel(dir)
+	if err != nil {
+		if !strings.Contains(err.Error(), file) {
+			t.Fatalf("error does not name %s: %v", file, err)
+		}
+		return
+	}
 	var names []string
 	for n := range m.Cameras {
 		names = append(names, n)
@@ -464,6 +472,8 @@ func evaluatesFinite(t *testing.T, m *Model) {
 	}
 }
 
+// FuzzReadColmapModel: any images.bin or images.txt content reads or
+// fails with an error naming the file; never a panic.
 func FuzzReadColmapModel(f *testing.F) {
 	f.Add([]byte("1 1 0 0 0 0 0 0 1 a.jpg\n1 2 -1\n"), true)
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, false)
@@ -480,14 +490,7 @@ func FuzzReadColmapModel(f *testing.F) {
 		} else {
 			os.WriteFile(filepath.Join(dir, pts), make([]byte, 8), 0o644)
 		}
-		m, err := ReadColmapModel(dir)
-		if err != nil {
-			if !strings.Contains(err.Error(), name) {
-				t.Fatalf("error does not name %s: %v", name, err)
-			}
-			return
-		}
-		evaluatesFinite(t, m)
+		readsAndEvaluates(t, dir, name)
 	})
 }
 
@@ -742,13 +745,6 @@ func FuzzReadColmapCameras(f *testing.F) {
 			os.WriteFile(filepath.Join(dir, "points3D.bin"), make([]byte, 8), 0o644)
 		}
 		os.WriteFile(filepath.Join(dir, name), data, 0o644)
-		m, err := ReadColmapModel(dir)
-		if err != nil {
-			if !strings.Contains(err.Error(), name) {
-				t.Fatalf("error does not name %s: %v", name, err)
-			}
-			return
-		}
-		evaluatesFinite(t, m)
+		readsAndEvaluates(t, dir, name)
 	})
 }
