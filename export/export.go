@@ -38,8 +38,10 @@ type Track struct {
 
 // Tracks is the content of tracks.json.
 type Tracks struct {
-	Images []string `json:"images"`
-	Tracks []Track  `json:"tracks"`
+	// FormatVersion is TracksFormatVersion when written by WriteTracks.
+	FormatVersion int      `json:"format_version"`
+	Images        []string `json:"images"`
+	Tracks        []Track  `json:"tracks"`
 }
 
 // Match is one consistent pairwise match: keypoint KpA of image A with
@@ -52,7 +54,7 @@ type Match struct {
 // as in sets; −1 for dropped observations) into tracks with stable ids and
 // the matches they imply, sorted by image pair and keypoints.
 func Build(sets []*features.Set, item []int) (*Tracks, []Match) {
-	t := &Tracks{Images: make([]string, len(sets))}
+	t := &Tracks{FormatVersion: TracksFormatVersion, Images: make([]string, len(sets))}
 	off := make([]int, len(sets)+1)
 	for i, s := range sets {
 		t.Images[i] = s.Image

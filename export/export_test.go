@@ -438,6 +438,7 @@ func TestWriteTracksIsMarshalIndent(t *testing.T) {
 		{Images: []string{"a<b>.png", "c&d"}, Tracks: []Track{{ID: 0, Observations: obs}}},
 		{Images: []string{"x"}, Tracks: []Track{{ID: 1, Observations: obs[:1]}, {ID: 2}, {ID: 3, Observations: []Observation{}}}},
 	} {
+		tc.FormatVersion = TracksFormatVersion // WriteTracks always writes the current one
 		want, err := json.MarshalIndent(tc, "", " ")
 		if err != nil {
 			t.Fatal(err)

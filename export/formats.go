@@ -17,7 +17,13 @@ import (
 	"github.com/clearmatch/clearmatch/features"
 )
 
-// WriteTracks writes t as tracks.json.
+// TracksFormatVersion is tracks.json's format_version (schema:
+// docs/schema/tracks.schema.json): it grows when a field changes meaning or
+// goes; added fields keep it.
+const TracksFormatVersion = 1
+
+// WriteTracks writes t as tracks.json, with format_version
+// TracksFormatVersion.
 func WriteTracks(w io.Writer, t *Tracks) error {
 	// Byte for byte json.MarshalIndent(t, "", " ") plus a line break, but
 	// one track at a time: a folder of a thousand photos has hundreds of
@@ -27,7 +33,7 @@ func WriteTracks(w io.Writer, t *Tracks) error {
 	if err != nil {
 		return err
 	}
-	bw.WriteString("{\n \"images\": ")
+	fmt.Fprintf(bw, "{\n \"format_version\": %d,\n \"images\": ", TracksFormatVersion)
 	bw.Write(images)
 	bw.WriteString(",\n \"tracks\": ")
 	switch {

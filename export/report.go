@@ -41,8 +41,21 @@ type SourceCount struct {
 	Verified   int `json:"verified"`
 }
 
-// Report is report.json of `clearmatch match`.
+// ReportFormatVersion is report.json's format_version: it grows when a
+// field changes meaning or goes; added fields keep it.
+const ReportFormatVersion = 1
+
+// PairCacheHits counts the pairs whose ratio matches, and whose
+// verification, came from the pair cache instead of being computed.
+type PairCacheHits struct {
+	Matches       int `json:"matches"`
+	Verifications int `json:"verifications"`
+}
+
+// Report is report.json of `clearmatch match` (schema:
+// docs/schema/report.schema.json).
 type Report struct {
+	FormatVersion    int                          `json:"format_version"`
 	Images           int                          `json:"images"`
 	Skipped          []string                     `json:"skipped_images"`
 	Features         []ImageFeatures              `json:"features_per_image"`
@@ -73,7 +86,7 @@ type Report struct {
 	ReprojFilter      *pipeline.ReprojStats `json:"reproj_filter,omitempty"`
 	ConsistentMatches int                   `json:"consistent_matches"`
 	CacheHits         int                   `json:"cache_hits"`
-	PairCacheHits     [2]int                `json:"pair_cache_hits"`  // pairs whose matches, and whose verification, came from the cache
+	PairCacheHits     PairCacheHits         `json:"pair_cache_hits"`
 	DescriptorLoads   int64                 `json:"descriptor_loads"` // images' descriptors read back from the cache (-descriptor-memory)
 	PairSelection     PairSelection         `json:"pair_selection"`
 	Pairs             []PairReport          `json:"pairs"`
@@ -107,11 +120,12 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		weak = &r.Weak
 	}
 	rep := &Report{
-		Images: len(r.Images), Skipped: []string{}, PairsMatched: len(r.Matches),
+		FormatVersion: ReportFormatVersion,
+		Images:        len(r.Images), Skipped: []string{}, PairsMatched: len(r.Matches),
 		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
 		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: r.PairCacheHits, DescriptorLoads: r.DescriptorLoads,
+		Tracks: len(t.Tracks), CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: PairCacheHits{r.PairCacheHits[0], r.PairCacheHits[1]}, DescriptorLoads: r.DescriptorLoads,
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),
