@@ -46,3 +46,14 @@ func ImageFiles(dir string) ([]string, error) {
 
 // ErrTooFewImages reports fewer than two usable images.
 var ErrTooFewImages = errors.New("fewer than two usable images")
+
+// ImageExtensions lists the endings ImageFiles takes, for messages:
+// ".bmp, .dib, .jpe, …".
+func ImageExtensions() string {
+	exts := make([]string, 0, len(imageExts))
+	for e := range imageExts {
+		exts = append(exts, e)
+	}
+	sort.Strings(exts)
+	return strings.Join(exts, ", ")
+}

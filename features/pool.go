@@ -31,12 +31,9 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 		SetNumThreads(1) // the Go workers already use the cores
 	}
 	var st Stats
+	// The cache folder is made by the first store (Cache.Store), so a run
+	// that fails before its first image leaves nothing behind.
 	cs := &cacheState{dir: e.CacheDir, st: &st}
-	if e.CacheDir != "" {
-		if err := os.MkdirAll(e.CacheDir, 0o755); err != nil {
-			cs.disable(err)
-		}
-	}
 	var mu sync.Mutex
 	done := 0
 	started := make([]bool, n)

@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -444,6 +445,9 @@ func Images(inputs []string) ([]Image, error) {
 	var out []Image
 	for _, in := range inputs {
 		fi, err := os.Stat(in)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such folder or image", in)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -451,6 +455,9 @@ func Images(inputs []string) ([]Image, error) {
 		if fi.IsDir() {
 			if ps, err = features.ImageFiles(in); err != nil {
 				return nil, err
+			}
+			if len(ps) == 0 {
+				return nil, emptyFolder(in)
 			}
 		}
 		for _, p := range ps {
@@ -463,6 +470,22 @@ func Images(inputs []string) ([]Image, error) {
 		}
 	}
 	return out, nil
+}
+
+// emptyFolder says what to do about a folder that holds no image: name
+// the subfolder that does (a COLMAP-style scene keeps them in images/).
+func emptyFolder(dir string) error {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		sub := filepath.Join(dir, e.Name())
+		if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+			continue
+		}
+		if ps, err := features.ImageFiles(sub); err == nil && len(ps) > 0 {
+			return fmt.Errorf("%s holds no images, but its subfolder %s holds %d: give that folder", dir, sub, len(ps))
+		}
+	}
+	return fmt.Errorf("%s holds no images (clearmatch reads the %s files directly inside a folder)", dir, features.ImageExtensions())
 }
 
 // Run extracts the features of the images and runs Match on them.
