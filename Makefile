@@ -16,8 +16,10 @@ setup:
 setup-test:
 	@./scripts/setup.sh
 
+# -buildvcs=auto stamps the source revision that `clearmatch version` prints
+# (a GOFLAGS of -buildvcs=false would drop it).
 build: setup
-	$(GO) build -o $(BIN) ./cmd/clearmatch
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/clearmatch
 
 # test: vet and every test. Dataset tests read $$CLEARMATCH_DATA (default
 # ../shared/datasets); under CI a missing dataset is a failure, not a skip.

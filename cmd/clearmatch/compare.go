@@ -40,7 +40,7 @@ func runCompare(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		what, args = args[0], args[1:]
 	}
-	fs := newFlags("compare", compareUsage, stderr)
+	fs := newFlags("compare", compareUsage, stdout)
 	out := fs.String("out", "compare-out", "output directory")
 	force := fs.Bool("force", false, "write into a non-empty output directory")
 	methods := fs.String("methods", strings.Join(compare.DefaultMethods, ","), "comma-separated methods, or all: "+strings.Join(multiway.Methods, ", "))

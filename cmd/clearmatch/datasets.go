@@ -22,7 +22,7 @@ get their final names. verify checks a local copy (DIR holding cmu-hotel/
 and/or graffiti/) against the same sums.`
 
 func runDatasets(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("datasets", datasetsUsage, stderr)
+	fs := newFlags("datasets", datasetsUsage, stdout)
 	to := fs.String("to", "", "fetch: destination folder (the datasets root)")
 	from := fs.String("from", "", "fetch: download address (default: the original home, when known)")
 	pos, err := parseInterleaved(fs, args)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/export"
@@ -21,11 +22,13 @@ from six views (known random homographies, brightness changes and noise), then
 runs the whole pipeline on the images (SIFT, ratio matching, geometric
 verification and guided matching, CLEAR), evaluates it against the homographies
 exactly like Graffiti, prints the tables (verified and paper protocols) and
-writes images/, report.json, problem.txt and overlays/ into DIR.`
+writes images/, report.json, problem.txt and overlays/ into DIR. A rerun
+replaces a folder that holds only a demo's output; any other non-empty
+folder needs -force.`
 
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var o benchOptions
-	fs := newFlags("demo", demoUsage, stderr)
+	fs := newFlags("demo", demoUsage, stdout)
 	fs.StringVar(&o.out, "out", "demo-out", "output directory")
 	fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
 	seed := fs.Uint64("seed", 1, "seed of the scene")
@@ -34,6 +37,9 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.StringVar(&o.protocol, "protocol", "both", "both, verified (clearmatch's default) or paper (the CLEAR paper's)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if !o.force && heldByEarlierRun(o.out) {
+		o.force = true // a demo rerun replaces its own output
 	}
 	o.minTrack = 2
 	if *views < 2 || *views > 50 {
@@ -70,5 +76,38 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	return runBenchmark(ctx, b, &o, stage, pr, stdout)
+	if err := runBenchmark(ctx, b, &o, stage, pr, stdout); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, benchLegend)
+	fmt.Fprintf(stdout, "output: %s (images/: the rendered views; report.json: these tables; problem.txt: CLEAR's input; overlays/: the matches drawn, green where the truth agrees, red where not)\n", o.out)
+	return nil
+}
+
+// benchLegend says how to read the tables of demo and eval.
+const benchLegend = `How to read the tables: each row scores one set of matches against the true
+correspondences (returned: matches given; correct: true ones among them).
+"input" is the ratio-test matches, "verified" those that two-view geometry
+keeps, "closure" and "pruned_closure" the naive ways to make them consistent,
+"clear" CLEAR's tracks. A good run: clear is consistent and distinct (no cycle
+contradicts itself, no track holds two keypoints of one image) with an F1 at or
+above its input's and above both closures'.
+`
+
+// demoFiles are what a demo writes into its folder.
+var demoFiles = map[string]bool{"images": true, "overlays": true, "report.json": true, "problem.txt": true}
+
+// heldByEarlierRun reports whether dir exists and holds only what a demo
+// writes, so that a rerun may replace it without -force.
+func heldByEarlierRun(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		return false
+	}
+	for _, e := range entries {
+		if !demoFiles[e.Name()] && !strings.HasPrefix(e.Name(), ".clearmatch-tmp-") {
+			return false
+		}
+	}
+	return true
 }

@@ -26,7 +26,7 @@ func TestMatchBinaryGraffiti(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	cache := filepath.Join(t.TempDir(), "cache")
 	run := func(args ...string) string {
-		cmd := exec.Command(bin, append([]string{"match", dir, "-out", out, "-cache", cache, "-export", "colmap", "-max-dim", "400"}, args...)...)
+		cmd := exec.Command(bin, append([]string{"match", dir, "-out", out, "-cache", cache, "-export", "colmap", "-max-dim", "400", "-overlays"}, args...)...)
 		b, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("clearmatch match: %v\n%s", err, b)
@@ -112,10 +112,10 @@ func TestMatchBinaryGraffiti(t *testing.T) {
 		t.Errorf("second run without -force: %v, want exit 2", err)
 	}
 	second := run("-force")
-	if !strings.Contains(second, "(6 cached)") {
+	if !strings.Contains(second, "6 of the images' features from the cache") {
 		t.Errorf("second run did not use the cache:\n%s", second)
 	}
-	if strings.Contains(first, "(6 cached)") {
+	if strings.Contains(first, "6 of the images' features from the cache") {
 		t.Errorf("first run claims cached features:\n%s", first)
 	}
 	// Completion and the weak-pair filter are on by default and need

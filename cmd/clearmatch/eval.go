@@ -45,11 +45,11 @@ type benchOptions struct {
 
 func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var o benchOptions
-	fs := newFlags("eval", evalUsage, stderr)
-	data := fs.String("data", defaultDataDir(), "datasets folder ($CLEARMATCH_DATA, default ../shared/datasets)")
+	fs := newFlags("eval", evalUsage, stdout)
+	data := fs.String("data", defaultDataDir(), "datasets folder ($CLEARMATCH_DATA sets the default)")
 	fs.StringVar(&o.out, "out", "eval-out", "output directory")
 	fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
-	fs.IntVar(&o.minTrack, "min-track", 2, "clear_min_track drops items with fewer observations")
+	fs.IntVar(&o.minTrack, "min-track", 2, "score only tracks of at least this many observations (the paper's post-processing)")
 	fs.IntVar(&o.workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
 	fs.StringVar(&o.protocol, "protocol", "both", "both, verified (clearmatch's default) or paper (the CLEAR paper's)")
 	var dataset string
@@ -77,7 +77,12 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	return runBenchmark(ctx, b, &o, stage, pr, stdout)
+	if err := runBenchmark(ctx, b, &o, stage, pr, stdout); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, benchLegend)
+	fmt.Fprintf(stdout, "output: %s (report.json: these tables; problem.txt: CLEAR's input; overlays/: the matches drawn, green where the truth agrees, red where not)\n", o.out)
+	return nil
 }
 
 // begin checks the options and OpenCV, then stages the output folder.

@@ -55,7 +55,7 @@ the truth. REFERENCE has no true K: the intrinsics rows are left out and
 -db needs GT.`
 
 func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("eval-sfm", evalSfMUsage, stderr)
+	fs := newFlags("eval-sfm", evalSfMUsage, stdout)
 	asJSON := fs.Bool("json", false, "write the report as JSON on stdout")
 	unit := fs.String("unit", "m", "the ground truth's length unit: m (errors printed in mm) or any other name (printed as is)")
 	dbPath := fs.String("db", "", "also score the tracks of this COLMAP database under the true cameras")

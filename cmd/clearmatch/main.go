@@ -35,6 +35,7 @@ var commands = []command{
 	{"compare", "compare synthetic|hotel|graffiti", "the paper's comparison of CLEAR with six multi-view matching methods, with figures", runCompare},
 	{"synth", "synth [-out DIR]", "CLEAR on a synthetic association problem of the paper's simulations", runSynth},
 	{"synth-photos", "synth-photos -views N -out DIR", "render a long synthetic photo strip with known overlaps (scale benchmark)", runSynthPhotos},
+	{"cache", "cache [-clean]", "where match's cache is and its size; -clean removes it", runCache},
 	{"datasets", "datasets fetch|verify", "download or check the Hotel and Graffiti benchmarks", runDatasets},
 }
 
@@ -56,9 +57,13 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
-			return run(ctx, []string{args[1], "-h"}, stdin, stdout, stderr)
+			return run(ctx, append([]string{args[1], "-h"}, args[2:]...), stdin, stdout, stderr)
 		}
 		printHelp(stdout)
+		return 0
+	}
+	if args[0] == "version" || args[0] == "-version" || args[0] == "--version" {
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	for _, c := range commands {
@@ -82,7 +87,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 1
 	}
-	fmt.Fprintf(stderr, "clearmatch: unknown command %q (see clearmatch help)\n", args[0])
+	names := []string{"help", "version"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	if near := nearestWord(args[0], names); near != "" {
+		fmt.Fprintf(stderr, "clearmatch: unknown command %q: did you mean %q?\n", args[0], near)
+	} else {
+		fmt.Fprintf(stderr, "clearmatch: unknown command %q (clearmatch help lists the commands)\n", args[0])
+	}
 	return 2
 }
 
@@ -92,7 +105,9 @@ func printHelp(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-18s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\n`clearmatch help COMMAND` or `clearmatch COMMAND -h` lists a command's flags with their defaults.")
+	fmt.Fprintf(w, "  %-18s %s\n", "version", "the version and the source revision it was built from")
+	fmt.Fprintln(w, "\n`clearmatch help COMMAND` or `clearmatch COMMAND -h` lists a command's flags with their defaults;")
+	fmt.Fprintln(w, "`clearmatch COMMAND -h all` adds the tuning flags. The manual: docs/README.md in the source.")
 	fmt.Fprintln(w, "Exit codes: 0 success, 1 failure, 2 bad usage, 130 interrupted.")
 }
 
@@ -100,31 +115,6 @@ func printHelp(w io.Writer) {
 func needOpenCV() error {
 	if !features.OpenCV {
 		return features.ErrNoOpenCV
-	}
-	return nil
-}
-
-// newFlags returns a flag set whose usage text names the command.
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: clearmatch %s\n\nFlags:\n", usage)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parseFlags parses args, turning flag errors into usage errors.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

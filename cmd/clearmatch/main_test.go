@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/clearmatch/clearmatch/internal/testenv"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
 func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -96,7 +97,7 @@ func TestSolveErrors(t *testing.T) {
 		{"bad line", "2 2\n0 2\n0 x\n", nil, 1, "stdin: line 3: observation index \"x\" is not an integer"},
 		{"out of range", "2 2\n# c\n0 7\n", nil, 1, "line 3: observation index 7 out of range [0, 4)"},
 		{"duplicate", "2 2\n0 2\n1 3\n0 2\n", nil, 1, "line 4: duplicate association (0, 2)"},
-		{"unknown flag", "", []string{"-bogus"}, 2, "flag provided but not defined"},
+		{"unknown flag", "", []string{"-bogus"}, 2, "unknown flag -bogus"},
 		{"bad threshold", "", []string{"-threshold", "0"}, 2, "-threshold 0"},
 		{"bad assignment", "", []string{"-assignment", "best"}, 2, "-assignment \"best\""},
 		{"universe too small", "3 1\n0 3\n", []string{"-universe", "2"}, 1, "smaller than the largest view"},

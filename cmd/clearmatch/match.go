@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/eval"
@@ -25,30 +23,20 @@ import (
 
 const matchUsage = `match [flags] DIR|IMAGE... -out OUTDIR
 
-The main job for image folders: SIFT features (cached), pair selection
-(-pairs auto: every pair up to 2k+1 images, above that each image with its
--retrieval-k most similar by a vocabulary trained on the folder, plus
-transitive completion and, for numbered names, sequential pairs), ratio
-matching (RootSIFT, ratio 0.8, exact, on OpenBLAS), geometric verification
-of every pair (H, F, or E with -intrinsics; MAGSAC++; -guided adds guided
-matches), CLEAR on the verified graph, then writes into OUTDIR:
-  tracks.json   every track (universe item) with at least -min-track observations
+Finds SIFT features in the images, matches and verifies the image pairs,
+and makes the matches cycle-consistent tracks with CLEAR. Writes into OUTDIR:
+  tracks.json   the tracks: which keypoint of which image sees one scene point
   matches.csv   the consistent pairwise matches: image_a,kp_a,image_b,kp_b
-  report.json   images, features, pair selection (pairs considered, matched and
-                verified per source), per-pair model and inliers, universe, timing
-  overlays/     keypoints coloured by track per image, and match pictures for
-                the -overlay-pairs pairs (default: each image with the next)
-  colmap/       with -export colmap: database.db, which colmap mapper reads
-                directly (cameras, keypoints, descriptors, and per verified
-                pair the track-consistent matches that fit its model, with
-                F/E/H), and the text formats features/IMAGE.txt for
-                feature_importer and matches.txt for matches_importer
-                --match_type raw
--verify=false -ratio 0.8165 -rootsift=false -max-component 0 -pairs exhaustive
-is the CLEAR paper's protocol. Keypoint coordinates are 0-based pixels with pixel centres at
-integers (OpenCV); the COLMAP export adds 0.5. Unreadable images are skipped
-with a warning (-strict: an error); fewer than two usable images is an error.
-Exit codes: 0 success, 1 failure, 2 bad usage, 130 interrupted.`
+  report.json   what each stage did, per image and per pair, and its time
+  colmap/       with -export colmap: database.db for colmap mapper, and the
+                text formats for COLMAP's feature and matches importers
+  overlays/     with -overlays: pictures of the tracks and of the matches
+The manual (docs/outputs.md) describes every file and field.
+
+Example:
+  clearmatch match photos/ -out run -export colmap
+  mkdir -p run/sparse
+  colmap mapper --database_path run/colmap/database.db --image_path photos --output_path run/sparse`
 
 type matchOptions struct {
 	out, cache, overlayPairs, export, assignment, pairsFile, intrinsics string
@@ -56,7 +44,7 @@ type matchOptions struct {
 	singleCamera                                                        bool
 	minTrack, universe                                                  int
 	threshold                                                           float64
-	strict, force, guided                                               bool
+	strict, force, guided, overlays                                     bool
 	descMiB                                                             int64
 	pipe                                                                pipeline.Options
 }
@@ -64,9 +52,7 @@ type matchOptions struct {
 func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	o.pipe = pipeline.DefaultOptions()
 	p := &o.pipe
-	if d, err := os.UserCacheDir(); err == nil {
-		o.cache = filepath.Join(d, "clearmatch", "features")
-	}
+	o.cache = defaultCacheDir()
 	fs.StringVar(&o.out, "out", "", "output directory (required)")
 	fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
 	fs.Float64Var(&p.Match.Ratio, "ratio", p.Match.Ratio, "Lowe's ratio on distances (the paper's 1.5 on squared distances is 0.8165)")
@@ -104,7 +90,7 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&p.SelfCalibrate, "self-calibrate", p.SelfCalibrate, "without -intrinsics: estimate the camera the images share (principal point, focal length, radial distortion) by bundle adjustment over the tracks and start the COLMAP export's camera there; the principal point stays at the image centre unless the tracks call for another")
 	fs.BoolVar(&p.ReprojExtend, "reproj-extend", p.ReprojExtend, "with -reproj-filter, add to each track the keypoint of each image it misses that lies within the filter's cut of the track's point and has a close descriptor")
 	fs.Float64Var(&p.ReprojFilter, "reproj-filter", p.ReprojFilter, "reconstruct the images from the tracks (with -intrinsics, or the -self-calibrate camera) and take out of its track every observation more than this many pixels (detection resolution) from its track's point (0: off)")
-	fs.StringVar(&o.intrinsics, "intrinsics", "", "fx,fy,cx,cy of every image, in its full-resolution pixels with the first pixel's centre at (0,0), as OpenCV calibrates (COLMAP's cx, cy are 0.5 more; the export adds it): verify with essential matrices")
+	fs.StringVar(&o.intrinsics, "intrinsics", "", "the camera of every image, as fx,fy,cx,cy or a file holding them or a 3×3 K (K.txt), in full-resolution pixels with the first pixel's centre at (0,0), OpenCV's convention (a K in COLMAP's, first centre at (0.5,0.5), has cx and cy 0.5 more: subtract it; the export adds it back); pairs are then verified with essential matrices")
 	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
 	fs.StringVar(&o.cache, "cache", o.cache, "cache directory: features, and each pair's matches and verification in pairs/, so an interrupted or extended run only does new work (\"\" disables it)")
@@ -113,62 +99,40 @@ func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.assignment, "assignment", "greedy", "CLEAR assignment: greedy or hungarian")
 	fs.IntVar(&o.universe, "universe", 0, "known universe size (0: estimate)")
 	fs.Float64Var(&o.threshold, "threshold", clear.DefaultThreshold, "CLEAR eigenvalue threshold")
-	fs.StringVar(&o.overlayPairs, "overlay-pairs", "next", "pairs to draw: next (each image with the next), none, or i-j,k-l (0-based)")
-	fs.StringVar(&o.export, "export", "", "also export for: colmap")
+	fs.BoolVar(&o.overlays, "overlays", false, "draw overlays/: every image with its keypoints coloured by track, and match pictures of -overlay-pairs (full resolution: about 8 MB and 3 s an image)")
+	fs.StringVar(&o.overlayPairs, "overlay-pairs", "next", "with -overlays, the pairs whose matches are drawn: next (each image with the next), none, or i-j,k-l (0-based); giving pairs turns -overlays on")
+	fs.StringVar(&o.export, "export", "", "also write the input of an SfM engine: colmap (colmap/database.db and text files)")
 	fs.StringVar(&o.cameraModel, "camera-model", "SIMPLE_RADIAL", "COLMAP camera model of the export: "+export.ColmapModels+"; the one-focal models take (fx+fy)/2 of -intrinsics, PINHOLE keeps fx and fy (for colmap mapper with the focal length fixed)")
 	fs.BoolVar(&o.singleCamera, "single-camera", true, "images of one size and focal prior share one COLMAP camera (false: one camera per image)")
 	fs.BoolVar(&o.strict, "strict", false, "an unreadable image is an error instead of a warning")
 	fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches (Sampson distance) and the tracks they chain into (triangulated from the true cameras) under the true geometry (ground_truth.json)")
 }
 
+// matchCommon are the flags `clearmatch match -h` shows; the rest tune the
+// stages and show with -h all.
+var matchCommon = []string{"out", "export", "intrinsics", "camera-model", "max-dim", "pairs", "force", "workers", "cache", "overlays"}
+
 func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	start := time.Now()
 	var o matchOptions
-	fs := newFlags("match", matchUsage, stderr)
-	o.addFlags(fs)
+	fs := newFlags("match", matchUsage, stdout)
+	fs.common = matchCommon
+	o.addFlags(fs.FlagSet)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+		return err
 	}
 	if err := o.check(inputs); err != nil {
 		return err
 	}
-	// Completion and the weak-pair filter are on by default and need
-	// verified geometry: -verify=false turns them off, unless asked for.
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if !o.pipe.Verify && o.pipe.Complete {
-		if given["complete"] {
-			return usagef("-complete needs -verify: completion follows verified epipolar geometry")
-		}
-		o.pipe.Complete = false
-	}
-	if !o.pipe.Verify && o.pipe.WeakPairs > 0 {
-		if given["weak-pairs"] {
-			return usagef("-weak-pairs needs -verify: the filter refits verified pairs' models")
-		}
-		o.pipe.WeakPairs = 0
-	}
-	if o.pipe.RotationLoops > 0 && given["rotation-loops"] && (!o.pipe.Verify || !o.pipe.Camera.Known()) {
-		return usagef("-rotation-loops needs -verify and -intrinsics: it checks the rotations of essential matrices")
-	}
-	if !o.pipe.Verify && o.pipe.ReprojFilter > 0 {
-		if given["reproj-filter"] {
-			return usagef("-reproj-filter needs -verify: it reconstructs the images from verified tracks")
-		}
-		o.pipe.ReprojFilter = 0
-	}
-	if o.pipe.SelfCalibrate && given["self-calibrate"] && (!o.pipe.Verify || o.pipe.Camera.Known()) {
-		return usagef("-self-calibrate needs -verify and no -intrinsics: it calibrates from verified tracks when the camera is unknown")
+	if err := o.resolve(fs.FlagSet); err != nil {
+		return err
 	}
 	if os.Getenv("GOGC") == "" {
 		// Most of match's heap is descriptor arrays, which hold no
 		// pointers and cost the collector nothing to scan; Go's default
-		// (GOGC 100) lets the heap grow to twice them before collecting,
-		// 6 GB at 1000 photos of 4.5k features. A 25% margin keeps the
-		// peak near the live data for little CPU. GOGC overrides it.
+		// (GOGC 100) lets the heap grow to twice them before collecting.
+		// A 25% margin keeps the peak near the live data for little CPU.
 		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	if err := needOpenCV(); err != nil {
@@ -177,6 +141,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	images, err := pipeline.Images(inputs)
 	if err != nil {
 		return err
+	}
+	if len(images) < 2 {
+		return fmt.Errorf("%s is one image; matching needs two or more", images[0].Path)
 	}
 	var gt map[string]eval.Camera
 	if o.gt != "" {
@@ -211,110 +178,81 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if res.CacheError != nil {
-		fmt.Fprintf(stderr, "warning: %v\n", res.CacheError)
-	}
-	if res.PairCacheError != nil && res.CacheError == nil { // one warning for one broken -cache
-		fmt.Fprintf(stderr, "warning: %s (the run went on without storing pairs)\n", oneLine(res.PairCacheError.Error()))
-	}
-	for _, s := range res.Skipped {
-		fmt.Fprintf(stderr, "warning: skipping %s\n", oneLine(s.Message()))
-	}
+	printRunWarnings(stderr, res)
 	if len(res.Skipped) > 0 && (o.pipe.Match.Pairs != nil || overlayPairs != nil) {
 		return fmt.Errorf("%d images were skipped, so -pairs and -overlay-pairs indices no longer apply; fix or remove them (or use -strict)", len(res.Skipped))
 	}
-	c := res.Clear
-	fmt.Fprintf(stderr, "solve    %d observations, %d components (largest %d), universe %d, %v\n",
-		len(c.Item), c.Components, c.LargestComponent, c.UniverseSize, res.Timing.Solve.Round(1e6))
-
-	if o.pipe.Complete { // off under -verify=false (set above)
-		fmt.Fprintf(stderr, "complete %d observations added to tracks, %v\n", res.Completed, res.Timing.Complete.Round(1e6))
-	}
-	if o.pipe.Refine {
-		st := res.Refinement
-		fmt.Fprintf(stderr, "refine   %d of %d observations moved in %d tracks (%d near a border, %d flat, %d diverged, %d low correlation, %d too far; %d completed ones taken out), %v\n",
-			st.Moved, st.Observations, st.Tracks, st.Border, st.Flat, st.Diverged, st.Low, st.Far, res.Unconfirmed, res.Timing.Refine.Round(1e6))
-	}
-	if o.pipe.Verify && (o.pipe.WeakPairs > 0 || o.pipe.RotationLoops > 0 && o.pipe.Camera.Known()) {
-		fmt.Fprintf(stderr, "weak     %d pairs of fewer than %d matches refitted, %d rotations no triangle confirmed replaced, %d observations taken out of their tracks, %v\n",
-			res.Weak.Pairs, o.pipe.WeakPairs, res.Weak.Loops, res.Weak.Dropped, res.Timing.Weak.Round(1e6))
-	}
-	if sc := res.SelfCalibration; sc != nil {
-		if sc.Accepted {
-			c := sc.Camera
-			fmt.Fprintf(stderr, "calib    principal point (%.1f, %.1f) px, %.1f px from the centre; focal %.1f px, k1 %.4f (%d of %d images placed, %d points, %.2f px, chi² %.0f), %v\n",
-				c.Cx, c.Cy, math.Hypot(c.Cx-float64(res.Sets[0].Width-1)/2, c.Cy-float64(res.Sets[0].Height-1)/2), c.Focal, c.K1, sc.Registered, sc.Views, sc.Points, sc.RMS, sc.Chi2, res.Timing.Calibrate.Round(1e6))
-		} else {
-			fmt.Fprintf(stderr, "calib    principal point kept at the image centre: %s, %v\n", sc.Reason, res.Timing.Calibrate.Round(1e6))
-		}
-	}
-	if o.pipe.Verify && o.pipe.ReprojFilter > 0 {
-		st := res.Reproj
-		if st.Checked > 0 {
-			ext := ""
-			if o.pipe.ReprojExtend {
-				ext = fmt.Sprintf(", %d keypoints where a track's point projects added to it", st.Extended)
-			}
-			fmt.Fprintf(stderr, "reproj   %d of %d observations more than %.2f px from their point taken out of their tracks (median %.3f px; %d of %d images placed)%s, %v\n",
-				st.Dropped, st.Checked, st.Threshold, st.Median, st.Registered, st.Views, ext, res.Timing.Reproj.Round(1e6))
-		} else {
-			fmt.Fprintf(stderr, "reproj   nothing checked: %s, %v\n", st.Reason, res.Timing.Reproj.Round(1e6))
-		}
-	}
-	tracks, ms := export.Build(res.Output(), eval.MinTrack(res.Item, o.minTrack))
-	// The stage is published whole at the end, so the two large files
-	// are streamed into it rather than built in memory first.
-	if err := writeStream(filepath.Join(stage.Dir, "tracks.json"), func(w io.Writer) error { return export.WriteTracks(w, tracks) }); err != nil {
-		return err
-	}
-	if err := writeStream(filepath.Join(stage.Dir, "matches.csv"), func(w io.Writer) error { return export.WriteMatchesCSV(w, tracks.Images, ms) }); err != nil {
-		return err
-	}
-	var rb bytes.Buffer
-	if err := export.WriteJSON(&rb, export.NewReport(res, tracks, ms)); err != nil {
-		return err
-	}
-	if err := writeFiles(stage.Dir, map[string][]byte{"report.json": rb.Bytes()}); err != nil {
+	printStageLines(stderr, res, &o)
+	w := &matchWriter{dir: stage.Dir, res: res, o: &o, stderr: stderr, timing: map[string]float64{}}
+	if err := w.writeTracks(); err != nil {
 		return err
 	}
 	if o.export == "colmap" {
-		if err := writeColmap(filepath.Join(stage.Dir, "colmap"), res, ms, &o, stderr); err != nil {
+		if err := w.timed("export", func() error { return writeColmap(filepath.Join(stage.Dir, "colmap"), res, w.ms, &o, stderr) }); err != nil {
 			return err
 		}
 	}
 	var gtTable []eval.StageScore
 	var gtTracks []eval.TrackScore
 	if o.gt != "" {
-		var clearMs []export.Match
-		if res.Completed > 0 {
-			_, clearMs = export.Build(res.Sets, eval.MinTrack(res.Clear.Item, o.minTrack))
-		}
-		if gtTable, gtTracks, err = scoreStages(res, clearMs, ms, gt); err != nil {
-			return err
-		}
-		var b bytes.Buffer
-		if err := export.WriteJSON(&b, map[string]any{"ground_truth": o.gt, "threshold_px": 2, "stages": gtTable, "tracks": gtTracks}); err != nil {
-			return err
-		}
-		if err := writeFiles(stage.Dir, map[string][]byte{"ground_truth.json": b.Bytes()}); err != nil {
+		if gtTable, gtTracks, err = w.writeGroundTruth(gt); err != nil {
 			return err
 		}
 	}
-	if o.overlayPairs != "none" {
-		ov := &export.Overlays{Sets: res.Output(), Item: eval.MinTrack(res.Item, o.minTrack), Pairs: overlayPairs, MaxPixels: o.pipe.Features.MaxPixels, Progress: pr.stage("overlays")}
-		for _, im := range res.Images {
-			ov.Paths = append(ov.Paths, im.Path)
-		}
-		if err := ov.Write(ctx, filepath.Join(stage.Dir, "overlays")); err != nil {
+	if o.overlays {
+		if err := w.timed("overlays", func() error { return w.writeOverlays(ctx, overlayPairs, pr.stage("overlays")) }); err != nil {
 			return err
 		}
+	}
+	total := time.Since(start)
+	if err := w.writeReport(total); err != nil {
+		return err
 	}
 	if err := stage.Publish(); err != nil {
 		return err
 	}
-	printMatchSummary(stdout, res, tracks, ms, o.minTrack, o.out)
+	printMatchSummary(stdout, res, w.tracks, w.ms, o.minTrack)
+	printTiming(stdout, res, w.timing, total)
 	if gtTable != nil {
 		printStageScores(stdout, gtTable, gtTracks)
+	}
+	printNextStep(stdout, &o, images)
+	return nil
+}
+
+// resolve settles the flags that depend on each other: completion and the
+// track filters need verified geometry, so -verify=false turns them off
+// unless they were asked for, which is then a usage error.
+func (o *matchOptions) resolve(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	p := &o.pipe
+	if given["overlay-pairs"] && o.overlayPairs != "none" {
+		o.overlays = true
+	}
+	for _, dep := range []struct {
+		flag string
+		on   bool
+		off  func()
+		why  string
+	}{
+		{"complete", p.Complete, func() { p.Complete = false }, "completion follows verified epipolar geometry"},
+		{"weak-pairs", p.WeakPairs > 0, func() { p.WeakPairs = 0 }, "the filter refits verified pairs' models"},
+		{"reproj-filter", p.ReprojFilter > 0, func() { p.ReprojFilter = 0 }, "it reconstructs the images from verified tracks"},
+	} {
+		if p.Verify || !dep.on {
+			continue
+		}
+		if given[dep.flag] {
+			return usagef("-%s needs -verify: %s", dep.flag, dep.why)
+		}
+		dep.off()
+	}
+	if p.RotationLoops > 0 && given["rotation-loops"] && (!p.Verify || !p.Camera.Known()) {
+		return usagef("-rotation-loops needs -verify and -intrinsics: it checks the rotations of essential matrices")
+	}
+	if p.SelfCalibrate && given["self-calibrate"] && (!p.Verify || p.Camera.Known()) {
+		return usagef("-self-calibrate needs -verify and no -intrinsics: it calibrates from verified tracks when the camera is unknown")
 	}
 	return nil
 }
@@ -496,8 +434,8 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 	for _, p := range pairs {
 		n += len(p.Matches)
 	}
-	fmt.Fprintf(stderr, "colmap   database.db: %d images, %d cameras (focal: %s, %.1f px), %d pairs, %d matches (%d track matches off verified geometry left out)\n",
-		len(res.Sets), len(cams), cams[0].Source, cams[0].Params[0], len(pairs), n, dropped)
+	fmt.Fprintf(stderr, "colmap   database.db: %s, %s (focal %.1f px, from %s), %s, %s matches (%s track matches off their pair's verified geometry left out)\n",
+		plural(len(res.Sets), "image"), plural(len(cams), "camera"), cams[0].Params[0], cams[0].Source, plural(len(pairs), "image pair"), count(n), count(dropped))
 	return nil
 }
 

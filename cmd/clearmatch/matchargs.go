@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/pairwise"
-	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 // check refuses every impossible value before any work starts, and fills
@@ -88,39 +86,59 @@ func (o *matchOptions) check(inputs []string) error {
 	}
 	p.Clear = *copts
 	if o.intrinsics != "" {
-		f := strings.Split(o.intrinsics, ",")
-		var v [4]float64
-		if len(f) != 4 {
-			return usagef("-intrinsics %q: want fx,fy,cx,cy", o.intrinsics)
+		if p.Camera, err = parseIntrinsics(o.intrinsics); err != nil {
+			return err
 		}
-		for i, s := range f {
-			if v[i], err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil || !(v[i] >= 0) || (i < 2 && v[i] == 0) {
-				return usagef("-intrinsics %q: %q is not a valid value", o.intrinsics, s)
-			}
-		}
-		p.Camera = pairwise.Camera{Fx: v[0], Fy: v[1], Cx: v[2], Cy: v[3]}
 	}
 	return nil
 }
 
-// parseInterleaved parses flags that may follow positional arguments
-// (clearmatch match DIR -out OUT) and returns the positional ones.
-func parseInterleaved(fs interface {
-	Parse([]string) error
-	Args() []string
-}, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+// parseIntrinsics reads -intrinsics: "fx,fy,cx,cy", or a file holding
+// those four numbers or a 3×3 K (row by row, as datasets ship it: K.txt),
+// separated by spaces, commas or line breaks.
+func parseIntrinsics(s string) (pairwise.Camera, error) {
+	src, text := "-intrinsics", s
+	if strings.Count(s, ",") != 3 {
+		b, err := os.ReadFile(s)
+		if errors.Is(err, fs.ErrNotExist) {
+			return pairwise.Camera{}, usagef("-intrinsics %q: want fx,fy,cx,cy or a file holding them or a 3×3 K", s)
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
+		if err != nil {
+			return pairwise.Camera{}, usageError{err}
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		src, text = s, string(b)
 	}
+	f := strings.FieldsFunc(text, func(r rune) bool {
+		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '[' || r == ']' || r == ';'
+	})
+	v := make([]float64, len(f))
+	for i, w := range f {
+		x, err := strconv.ParseFloat(w, 64)
+		if err != nil || math.IsInf(x, 0) {
+			return pairwise.Camera{}, usagef("%s: %q is not a number", src, w)
+		}
+		v[i] = x
+	}
+	switch len(v) {
+	case 4:
+	case 9:
+		k := v
+		if k[8] == 0 || k[3] != 0 || k[6] != 0 || k[7] != 0 {
+			return pairwise.Camera{}, usagef("%s: not a camera matrix K (want fx 0 cx / 0 fy cy / 0 0 1)", src)
+		}
+		if k[1] != 0 {
+			return pairwise.Camera{}, usagef("%s: K has skew %v; clearmatch's cameras have none", src, k[1])
+		}
+		v = []float64{k[0] / k[8], k[4] / k[8], k[2] / k[8], k[5] / k[8]}
+	default:
+		return pairwise.Camera{}, usagef("%s: %d numbers; want fx,fy,cx,cy or a 3×3 K", src, len(v))
+	}
+	for i, x := range v {
+		if !(x >= 0) || i < 2 && x == 0 {
+			return pairwise.Camera{}, usagef("%s: %v is not a valid %s", src, x, [4]string{"fx", "fy", "cx", "cy"}[i])
+		}
+	}
+	return pairwise.Camera{Fx: v[0], Fy: v[1], Cx: v[2], Cy: v[3]}, nil
 }
 
 // parseOverlayPairs reads -overlay-pairs; nil means each image with the
@@ -174,44 +192,4 @@ func readPairsFile(path string, names []string) ([][2]int, error) {
 		out = append(out, [2]int{a, c})
 	}
 	return out, nil
-}
-
-func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []export.Match, minTrack int, out string) {
-	features, ratio := 0, 0
-	for _, s := range r.Sets {
-		features += s.Len()
-	}
-	for _, p := range r.Matches {
-		ratio += len(p.Matches)
-	}
-	fmt.Fprintf(w, "images %d (%d skipped), features %d, pairs %d (%s), ratio matches %d\n", len(r.Images), len(r.Skipped), features, len(r.Matches), r.PairMode, ratio)
-	if r.Verified != nil {
-		c := r.CountVerification()
-		fmt.Fprintf(w, "verified pairs %d of %d (H %d, F %d, E %d; %d planar), verified matches %d (%d guided)\n",
-			c.Verified, c.Tried, c.Models["H"], c.Models["F"], c.Models["E"], c.Planar, len(r.Problem.Associations), c.Guided)
-	}
-	c := r.Clear
-	split := ""
-	if c.SplitComponents > 0 {
-		split = fmt.Sprintf(", %d split (%d associations cut)", c.SplitComponents, c.CutAssociations)
-	}
-	completed := ""
-	if r.Completed > 0 {
-		completed = fmt.Sprintf(" (%d observations added by completion)", r.Completed)
-		if r.Unconfirmed > 0 {
-			completed = fmt.Sprintf(" (%d observations added by completion, %d of them taken out by refinement)", r.Completed, r.Unconfirmed)
-		}
-	}
-	fmt.Fprintf(w, "components %d (largest %d%s), universe %d, tracks %d (min %d observations)%s, consistent matches %d\n",
-		c.Components, c.LargestComponent, split, c.UniverseSize, len(t.Tracks), minTrack, completed, len(ms))
-	tm := r.Timing
-	calibrate := ""
-	if r.SelfCalibration != nil {
-		calibrate = fmt.Sprintf(", calibrate %.2fs", tm.Calibrate.Seconds())
-	}
-	if r.Reproj.Views > 0 || r.Reproj.Reason != "" {
-		calibrate += fmt.Sprintf(", reproj %.2fs", tm.Reproj.Seconds())
-	}
-	fmt.Fprintf(w, "time: extract %.2fs (%d cached), match %.2fs, verify %.2fs, solve %.3fs, complete %.3fs, refine %.2fs%s; output in %s\n",
-		tm.Extract.Seconds(), r.CacheHits, tm.Match.Seconds(), tm.Verify.Seconds(), tm.Solve.Seconds(), tm.Complete.Seconds(), tm.Refine.Seconds(), calibrate, out)
 }

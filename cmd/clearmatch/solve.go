@@ -49,7 +49,7 @@ type solveOptions struct {
 
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var o solveOptions
-	fs := newFlags("solve", solveUsage, stderr)
+	fs := newFlags("solve", solveUsage, stdout)
 	fs.StringVar(&o.in, "in", "-", "input file, - for stdin")
 	fs.StringVar(&o.out, "out", "-", "output file, - for stdout")
 	fs.StringVar(&o.informat, "informat", "text", "input format: text or mtx (Matrix Market)")

@@ -39,7 +39,7 @@ type row struct {
 }
 
 func runSynth(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("synth", synthUsage, stderr)
+	fs := newFlags("synth", synthUsage, stdout)
 	out := fs.String("out", "synth-out", "output directory")
 	force := fs.Bool("force", false, "write into a non-empty output directory")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic problem")

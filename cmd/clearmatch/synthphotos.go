@@ -26,7 +26,7 @@ directions' shared fraction). Names are shuffled hex digests unless
 cores; scripts/scale-bench.sh runs match on the result and scores it.`
 
 func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("synth-photos", synthPhotosUsage, stderr)
+	fs := newFlags("synth-photos", synthPhotosUsage, stdout)
 	out := fs.String("out", "", "output directory (required)")
 	force := fs.Bool("force", false, "write into a non-empty output directory")
 	views := fs.Int("views", 100, "number of views")
