@@ -1,3 +1,5 @@
+// clearmatch turns pairwise feature matches into cycle-consistent tracks with
+// CLEAR. Licensed under the Apache License 2.0: see LICENSE.
 module github.com/clearmatch/clearmatch
 
 go 1.24.0

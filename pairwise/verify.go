@@ -103,7 +103,7 @@ type VerifyOptions struct {
 	// rejects none, as COLMAP: its min_inlier_ratio (0.25) only bounds the
 	// number of RANSAC trials, and wide-baseline pairs with 15-25% inliers
 	// are verified. Those pairs tie the views at the ends of a sweep to
-	// the rest (see the README's SfM section).
+	// the rest (docs/decisions.md).
 	MinInlierRatio float64
 	// HRatio: H is the model when it has at least HRatio times the inliers
 	// of F (or E). Default 0.8 (COLMAP's max_H_inlier_ratio).

@@ -9,7 +9,7 @@ import (
 
 // DefaultRotationLoops is Options.RotationLoops's default, degrees.
 //
-// On the 13 calibrated ground-truth rows (README, 1536 px) every
+// On the 13 calibrated ground-truth rows (docs/decisions.md, 1536 px) every
 // essential pair that no triangle of essential pairs closes within 2°,
 // while the triangle's other two pairs close some, is 3.5–65° off its
 // true rotation (15 pairs, 13–61 matches, mostly on one plane, nearly all

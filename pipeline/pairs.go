@@ -38,7 +38,7 @@ type PairOptions struct {
 	// that is less similar than MinRelative times the image's most similar
 	// image (0: 0.15). On a folder of three scenes every cross-scene
 	// similarity was below 0.1 times the best and every same-scene one
-	// above 0.2 (README); cross-scene pairs are where false verifications
+	// above 0.2 (docs/decisions.md); cross-scene pairs are where false verifications
 	// come from, and completion would spread them.
 	MinRelative float64
 	// Overlap is sequential's window (0: 10).

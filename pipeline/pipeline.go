@@ -197,14 +197,14 @@ type Options struct {
 // (13,232 of 16,890 on every third herz-jesus-p25 photo), which COLMAP's
 // mapper does not triangulate, and a view tied to the rest by few longer
 // tracks is registered late and loosely. Over 14 calibrated and
-// uncalibrated ground-truth scenes (README) it took camera positions from
+// uncalibrated ground-truth scenes (docs/decisions.md) it took camera positions from
 // 0.944 to 0.875 times COLMAP alone's (geometric mean of the medians) and
 // rotations from 0.992 to 0.872; on every third herz-jesus-p25 photo,
 // calibrated, from 13.6 mm to 4.8 mm (COLMAP alone 7.3 mm).
 //
 // Refinement is on (Refine): each track's keypoints are moved onto its
 // reference observation's scene point by patch alignment. Over the 26
-// calibrated and uncalibrated ground-truth rows (README) it lowered the
+// calibrated and uncalibrated ground-truth rows (docs/decisions.md) it lowered the
 // mapper's mean reprojection error on every one (fountain-p11 calibrated
 // 0.175 → 0.089 px) and took camera positions from 0.964 to 0.911 times
 // COLMAP alone's (geometric mean of the medians), rotations 0.912 to
@@ -216,7 +216,7 @@ type Options struct {
 // The weak-pair filter is on (WeakPairs, DefaultWeakThreshold): a camera
 // tied to the rest by few matches is pulled most by the few wrong ones
 // among them. Over 12 calibrated rows, with the mapper started from each
-// of six image pairs (README), camera positions 0.958 and rotations 0.956
+// of six image pairs (docs/decisions.md), camera positions 0.958 and rotations 0.956
 // times those without it; one mapper run each, over the 13 calibrated
 // rows, 0.972 and 0.965; over the 13 uncalibrated, 0.998 and 1.000.
 //
@@ -235,7 +235,7 @@ func DefaultOptions() Options {
 		// Contrast 0.02 finds about as many features as COLMAP's SIFT
 		// (peak threshold 0.02/3) where OpenCV's 0.04 finds half; on
 		// sceaux-castle the denser set gave the mapper 1.9× the
-		// observations and better camera positions (README).
+		// observations and better camera positions (docs/decisions.md).
 		Features:      features.Options{ContrastThreshold: 0.02, MaxFeatures: DefaultMaxFeatures},
 		RootSIFT:      true,
 		Pairs:         PairOptions{Mode: PairsAuto, Rounds: 2},
@@ -263,7 +263,7 @@ const DefaultDescriptorMemory = 512 << 20
 // strongest response: it bounds a pair's matching cost (quadratic in the
 // features) on large photos. It is twice COLMAP's 8192 because at
 // contrast 0.02 a 1536-pixel photo already has 12-16k features, and
-// capping those at 8192 cost camera accuracy (README: herz-jesus-p25
+// capping those at 8192 cost camera accuracy (docs/decisions.md: herz-jesus-p25
 // calibrated 5.73 mm against 5.39 mm uncapped); 16384 leaves such photos
 // nearly untouched and caps 3200-pixel ones.
 const DefaultMaxFeatures = 16384

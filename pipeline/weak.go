@@ -28,7 +28,7 @@ const DefaultWeakPairs = 300
 // spread over the image), so 1 px takes out right observations with the
 // wrong ones: on herz-jesus-p25 with K, 54% of the matches the filter took
 // out at 1 px lay within 1 px of the true geometry. Over 12 calibrated
-// ground-truth rows, the mapper started from six pairs each (README,
+// ground-truth rows, the mapper started from six pairs each (docs/decisions.md,
 // "Over the mapper's initial pairs"), 1.5 px keeps every row at or near
 // the default's without the filter but one, which it halves (every 4th
 // herz-jesus photo, 11.6 -> 7.4 mm); 1 px fixes that row (4.4 mm) but sends

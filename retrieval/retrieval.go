@@ -11,8 +11,7 @@
 // It was chosen over a vocabulary tree with a TF-IDF inverted file because
 // it needs only a small vocabulary (64 words by default, trained in a second
 // on a sample), its similarity is one matrix product, and on the mixed real
-// folder of the README it separates the scenes as cleanly; see the README
-// for the measurements.
+// folder of docs/decisions.md it separates the scenes as cleanly.
 //
 // The package is pure Go; descriptor-to-word assignment goes through a
 // pairwise.Matcher, so the pipeline's BLAS matcher makes it fast where cgo

@@ -47,8 +47,8 @@
 # REFERENCE) and each adjustment's reprojection cost at the true cameras
 # and at its end: when the two models lie much closer to each other than
 # to the truth, and the truth costs far more than the adjustment's end,
-# the rest of the error is the ground truth's (see docs/sfm-accuracy.md,
-# "Where the truth stops telling").
+# the rest of the error is the ground truth's (docs/benchmarks.md, and the
+# commit messages of docs/sfm-accuracy.md in git).
 # INIT_PAIRS=N adds, for each mapper database of the two settings
 # (clearmatch's and each of COLMAP's runs), a row "-init": the median over
 # N more mapper runs, each started (--Mapper.init_image_id1/2) from one of
