@@ -3,6 +3,7 @@ package multiway
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,29 +19,121 @@ const (
 // "Synchronisation of partial multi-matchings via non-negative
 // factorisations", Pattern Recognition 2019.
 //
-// V, λ are the top m̂ eigenpairs of W = (P + Pᵀ)/2, V ← V·diag(sqrt(λ)),
-// column signs made non-negative in sum. V is synchronized by rotation
-// alignment (SBRA), made non-negative and refined by a non-negative
-// factorization W ≈ VHᵀ (Lee–Seung multiplicative updates from (V, V), at
-// most 100 iterations, tolerance 1e-4). Columns are scaled by the inverse
-// square root of their norms, aligned by SBRA again, and every view's rows
-// are assigned to distinct columns by a maximum-weight assignment. The
-// columns are the items: consistent and distinct.
+// It follows the authors' nmfSync.m as the CLEAR paper's harness calls it
+// (theta 0): V, λ are the top m̂ eigenpairs of W = (P + Pᵀ)/2 (with its
+// identity diagonal blocks), V ← V·diag(sqrt(λ)), columns multiplied by the
+// sign of their sums. V is synchronized by rotation alignment (SBRA),
+// made non-negative and refined by MATLAB nnmf's multiplicative updates
+// from (V, V), put in nnmf's standard form; columns are scaled by the
+// inverse square root of their norms, aligned by SBRA again, and every
+// view's rows are assigned to distinct columns by a maximum-weight
+// assignment; an observation negative at its column, in a column it
+// shares, gets a column of its own. Kept differences, each measured
+// (docs/decisions.md, "The compared methods"): the assignment is exact
+// (the original's auction pads non-square blocks with random rows); a
+// degenerate eigenspace at the cut gets a seeded random basis (the
+// original: LAPACK's); negative eigenvalues count as 0 (the original goes
+// complex).
 func nmfSync(ctx context.Context, s *sparse, m int, opts *Options) (*Result, error) {
-	e, err := s.topEigen(ctx, m, opts)
+	V, d, err := nmfEmbedding(ctx, s, m, opts)
 	if err != nil {
 		return nil, err
 	}
-	d, l := e.k, s.l
 	if d == 0 {
-		return &Result{Item: make([]int, l), Converged: true}, nil
+		return &Result{Item: make([]int, s.l), Converged: true}, nil
 	}
-	f := make([]float64, d)
-	for j, v := range e.Val {
-		f[j] = math.Sqrt(max(v, 0))
+	return nmfSyncFrom(ctx, s, V, d, opts)
+}
+
+// nmfEmbedding returns the original's starting point: the eigenvectors of
+// W's m largest eigenvalues, scaled by their square roots (l×d, d =
+// min(m, l)). Where the m-th eigenvalue is one of several equal ones (W =
+// I + P has λ = 1 for every observation without matches, and more), the
+// original's dense eig returns an arbitrary orthonormal basis of that
+// eigenspace, spread over its observations, and keeps some of it; the
+// per-component decomposition here would keep unit vectors of single
+// observations instead, which scored lower than the original on most such
+// problems (docs/decisions.md). So the tied vectors are replaced by a
+// seeded random orthonormal basis of the whole tied eigenspace found among
+// the 2m largest.
+func nmfEmbedding(ctx context.Context, s *sparse, m int, opts *Options) ([]float64, int, error) {
+	l := s.l
+	d := min(m, l)
+	if d == 0 {
+		return nil, 0, nil
 	}
-	e.scale(f)
-	V := e.dense()
+	e, err := s.topEigen(ctx, min(2*d, l), opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	all, k := e.dense(), e.k
+	cut := e.Val[d-1]
+	tied := func(v float64) bool { return math.Abs(v-cut) <= 1e-9*max(1, math.Abs(cut)) }
+	first := d - 1 // the first chosen column tied with the cut
+	for first > 0 && tied(e.Val[first-1]) {
+		first--
+	}
+	group := first // the tied eigenspace: columns first..last-1 of all
+	last := d
+	for last < k && tied(e.Val[last]) {
+		last++
+	}
+	V := make([]float64, l*d)
+	for i := 0; i < l; i++ {
+		copy(V[i*d:i*d+first], all[i*k:i*k+first])
+	}
+	if g := last - group; g > d-first {
+		mix := randomOrthonormal(g, d-first, opts.seed())
+		for i := 0; i < l; i++ {
+			for c := 0; c < d-first; c++ {
+				x := 0.0
+				for t := 0; t < g; t++ {
+					x += all[i*k+group+t] * mix[t*(d-first)+c]
+				}
+				V[i*d+first+c] = x
+			}
+		}
+	} else {
+		for i := 0; i < l; i++ {
+			copy(V[i*d+first:i*d+d], all[i*k+first:i*k+d])
+		}
+	}
+	for j := 0; j < d; j++ {
+		f := math.Sqrt(max(e.Val[j], 0))
+		for i := 0; i < l; i++ {
+			V[i*d+j] *= f
+		}
+	}
+	return V, d, nil
+}
+
+// randomOrthonormal returns the first r columns (g×r, row-major) of a
+// random g×g orthogonal matrix: the Q of a Gaussian matrix's QR
+// decomposition, seeded.
+func randomOrthonormal(g, r int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 0x6e6d66))
+	a := mat.NewDense(g, r, nil)
+	for i := 0; i < g; i++ {
+		for j := 0; j < r; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	out := make([]float64, g*r)
+	for i := 0; i < g; i++ {
+		for j := 0; j < r; j++ {
+			out[i*r+j] = q.At(i, j)
+		}
+	}
+	return out
+}
+
+// nmfSyncFrom runs NMFSync from the scaled eigenvectors V (l×d).
+func nmfSyncFrom(ctx context.Context, s *sparse, V []float64, d int, opts *Options) (*Result, error) {
+	l := s.l
 	fixSigns(V, l, d)
 	V = sbra(s, V, d)
 	fixSigns(V, l, d)
@@ -48,9 +141,11 @@ func nmfSync(ctx context.Context, s *sparse, m int, opts *Options) (*Result, err
 		V[i] = max(V[i], 0)
 	}
 	res := &Result{}
-	if V, err = nmf(ctx, s, V, d, opts, res); err != nil {
+	V, H, err := nmf(ctx, s, V, d, opts, res)
+	if err != nil {
 		return nil, err
 	}
+	V = nnmfStandardForm(V, H, l, d)
 	for j := 0; j < d; j++ {
 		n := 0.0
 		for i := 0; i < l; i++ {
@@ -74,21 +169,93 @@ func nmfSync(ctx context.Context, s *sparse, m int, opts *Options) (*Result, err
 			item[lo+i] = c
 		}
 	}
+	pruneNegative(item, U, d)
 	res.Item = item
 	return res, nil
 }
 
-// fixSigns flips every column of the l×d matrix x whose sum is negative.
+// fixSigns multiplies every column of the l×d matrix x by the sign of its
+// sum, as the original's x*diag(sign(sum(x,1))): a column summing to
+// exactly zero becomes zero.
 func fixSigns(x []float64, l, d int) {
 	for j := 0; j < d; j++ {
 		sum := 0.0
 		for i := 0; i < l; i++ {
 			sum += x[i*d+j]
 		}
-		if sum < 0 {
-			for i := 0; i < l; i++ {
-				x[i*d+j] = -x[i*d+j]
+		if sum < 0 || sum == 0 {
+			f := -1.0
+			if sum == 0 {
+				f = 0
 			}
+			for i := 0; i < l; i++ {
+				x[i*d+j] *= f
+			}
+		}
+	}
+}
+
+// nnmfStandardForm puts the factorization V Hᵀ in the form MATLAB's nnmf
+// returns, which the original scales and rotates next: H's columns (its
+// rows there) normalized to unit length with V's columns scaled by their
+// lengths, then the columns ordered by decreasing length of V's (a stable
+// sort, as MATLAB's). It returns the new V.
+func nnmfStandardForm(V, H []float64, l, d int) []float64 {
+	norm2 := make([]float64, d)
+	for j := 0; j < d; j++ {
+		hl := 0.0
+		for i := 0; i < l; i++ {
+			hl += H[i*d+j] * H[i*d+j]
+		}
+		if hl = math.Sqrt(hl); hl == 0 {
+			hl = 1
+		}
+		for i := 0; i < l; i++ {
+			V[i*d+j] *= hl
+			norm2[j] += V[i*d+j] * V[i*d+j]
+		}
+	}
+	order := make([]int, d)
+	for j := range order {
+		order[j] = j
+	}
+	sort.SliceStable(order, func(a, b int) bool { return norm2[order[a]] > norm2[order[b]] })
+	out := make([]float64, len(V))
+	for i := 0; i < l; i++ {
+		for k, j := range order {
+			out[i*d+k] = V[i*d+j]
+		}
+	}
+	return out
+}
+
+// pruneNegative is the original's pruning at theta 0: an observation whose
+// rotated embedding U is negative at its assigned item, in an item it
+// shares, leaves it for an item of its own. Observations are visited in
+// the original's order (by item, then row), and the sharing is counted as
+// the items shrink.
+func pruneNegative(item []int, U []float64, d int) {
+	members := map[int]int{}
+	for _, c := range item {
+		members[c]++
+	}
+	order := make([]int, len(item))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return item[order[a]] < item[order[b]] })
+	var bad []int
+	for _, i := range order {
+		if U[i*d+item[i]] < 0 {
+			bad = append(bad, i)
+		}
+	}
+	next := d
+	for _, i := range bad {
+		if members[item[i]] > 1 {
+			members[item[i]]--
+			item[i] = next
+			next++
 		}
 	}
 }
@@ -105,6 +272,8 @@ func fixSigns(x []float64, l, d int) {
 // the last rotation of U.
 func sbra(s *sparse, U []float64, d int) []float64 {
 	l := s.l
+	U = append([]float64(nil), U...)
+	fixSigns(U, l, d)
 	colOf := make([]int, l)
 	for i := range colOf {
 		colOf[i] = -1
@@ -144,6 +313,7 @@ func sbra(s *sparse, U []float64, d int) []float64 {
 		Q.Mul(&u, vt.T())
 		rot.Mul(um, &Q)
 		R := rot.RawMatrix().Data
+		fixSigns(R, l, d) // SBRAstep's own sign fix
 		if math.IsNaN(thr) {
 			var at []float64
 			for r, c := range colOf {
@@ -171,7 +341,11 @@ func sbra(s *sparse, U []float64, d int) []float64 {
 				}
 			}
 			best[r] = b
-			if assigned == 0 || R[r*d+b] < thr {
+			// Below the threshold by more than 1e-9 only: a row whose
+			// best value is level with it within rounding stays active
+			// (on Hotel one such row decided which view got the next
+			// columns, differently from the original's arithmetic).
+			if assigned == 0 || R[r*d+b] < thr-1e-9*max(1, math.Abs(thr)) {
 				best[r] = -1
 				inactive[s.view[r]]++
 				anyInactive = true
@@ -201,8 +375,8 @@ func sbra(s *sparse, U []float64, d int) []float64 {
 // multiplicative updates from H = V, stopping after opts.maxIter(100)
 // iterations or when the largest relative change of a factor, or the
 // decrease of the root-mean-square residual relative to the previous one,
-// falls below 1e-4 (MATLAB nnmf's rules). It returns V.
-func nmf(ctx context.Context, s *sparse, V []float64, d int, opts *Options, res *Result) ([]float64, error) {
+// falls below 1e-4 (MATLAB nnmf's rules). It returns V and H.
+func nmf(ctx context.Context, s *sparse, V []float64, d int, opts *Options, res *Result) (v, h []float64, err error) {
 	l := s.l
 	H := append([]float64(nil), V...)
 	var normW float64 // ‖W‖²_F
@@ -241,7 +415,7 @@ func nmf(ctx context.Context, s *sparse, V []float64, d int, opts *Options, res 
 	gV := gram(V)
 	for it := 1; it <= maxIter; it++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// H ← H ∘ (WV) / (H VᵀV); V ← V ∘ (WH) / (V HᵀH). Each Gram
 		// matrix is computed once: HᵀH serves the V update and the
@@ -276,5 +450,5 @@ func nmf(ctx context.Context, s *sparse, V []float64, d int, opts *Options, res 
 		}
 		dnorm0 = dnorm
 	}
-	return V, nil
+	return V, H, nil
 }
