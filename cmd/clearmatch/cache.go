@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 const cacheUsage = `cache [-dir DIR] [-clean]
@@ -45,6 +46,9 @@ func runCache(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	if err := isCache(*dir); err != nil {
+		return err
+	}
 	if !*clean {
 		fmt.Fprintf(stdout, "%s: %s in all (features %s in %s, pairs/ %s in %s)\n",
 			*dir, size(features.bytes+pairs.bytes), size(features.bytes), plural(features.files, "file"), size(pairs.bytes), plural(pairs.files, "file"))
@@ -61,6 +65,33 @@ func runCache(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 type usage struct {
 	files int
 	bytes int64
+}
+
+// isCache refuses a folder that holds anything but what match's cache
+// writes (NAME.feat files, their temporary files, pairs/), so that -clean
+// never removes a folder given by mistake.
+func isCache(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case e.IsDir() && n == "pairs":
+		case !e.IsDir() && (strings.HasSuffix(n, ".feat") || strings.HasPrefix(n, ".tmp-")):
+		default:
+			return fmt.Errorf("%s holds %s, which match's cache does not write: not a clearmatch cache, left alone", dir, n)
+		}
+	}
+	return nil
 }
 
 // cacheSize adds up the cache's files: features at the top, pairs below

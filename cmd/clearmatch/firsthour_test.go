@@ -115,6 +115,8 @@ func TestParseIntrinsics(t *testing.T) {
 		{file("word.txt", "1000 0 abc\n0 1000 400\n0 0 1"), pairwise.Camera{}, `"abc" is not a number`},
 		{"1000,0,500,400", pairwise.Camera{}, "0 is not a valid fy"},
 		{filepath.Join(dir, "missing.txt"), pairwise.Camera{}, "want fx,fy,cx,cy or a file"},
+		{dir, pairwise.Camera{}, "not a text file"},
+		{"/dev/zero", pairwise.Camera{}, "not a text file"},
 	} {
 		got, err := parseIntrinsics(tc.in)
 		switch {
@@ -138,6 +140,15 @@ func TestCacheCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "pairs", "ab", "y.pair"), make([]byte, 500), 0o644)
 	if code, stdout, _ := runCmd(t, "", "cache", "-dir", dir); code != 0 || !strings.Contains(stdout, "2.0 kB in all (features 1.5 kB in 1 file, pairs/ 500 B in 1 file)") {
 		t.Errorf("sizes: exit %d, %q", code, stdout)
+	}
+	// A folder that holds anything else is not a cache: -clean refuses it.
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "thesis.tex"), []byte("x"), 0o644)
+	if code, _, stderr := runCmd(t, "", "cache", "-dir", other, "-clean"); code != 1 || !strings.Contains(stderr, "not a clearmatch cache, left alone") {
+		t.Errorf("foreign folder: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(other, "thesis.tex")); err != nil {
+		t.Errorf("-clean removed a foreign file: %v", err)
 	}
 	if code, stdout, _ := runCmd(t, "", "cache", "-dir", dir, "-clean"); code != 0 || !strings.Contains(stdout, "removed") {
 		t.Errorf("clean: exit %d, %q", code, stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -99,7 +100,7 @@ func (o *matchOptions) check(inputs []string) error {
 func parseIntrinsics(s string) (pairwise.Camera, error) {
 	src, text := "-intrinsics", s
 	if strings.Count(s, ",") != 3 {
-		b, err := os.ReadFile(s)
+		b, err := readSmallFile(s, 1<<16)
 		if errors.Is(err, fs.ErrNotExist) {
 			return pairwise.Camera{}, usagef("-intrinsics %q: want fx,fy,cx,cy or a file holding them or a 3×3 K", s)
 		}
@@ -139,6 +140,23 @@ func parseIntrinsics(s string) (pairwise.Camera, error) {
 		}
 	}
 	return pairwise.Camera{Fx: v[0], Fy: v[1], Cx: v[2], Cy: v[3]}, nil
+}
+
+// readSmallFile reads a regular file of at most limit bytes.
+func readSmallFile(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, fmt.Errorf("%s: not a text file of at most %d bytes", path, limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // parseOverlayPairs reads -overlay-pairs; nil means each image with the
