@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"io"
@@ -97,8 +98,10 @@ above its input's and above both closures'.
 // demoFiles are what a demo writes into its folder.
 var demoFiles = map[string]bool{"images": true, "overlays": true, "report.json": true, "problem.txt": true}
 
-// heldByEarlierRun reports whether dir exists and holds only what a demo
-// writes, so that a rerun may replace it without -force.
+// heldByEarlierRun reports whether dir holds a demo's output and nothing
+// else: only the files a demo writes, and a report.json of the demo
+// dataset. A rerun may replace such a folder without -force; a folder of
+// the user's (photos in images/, say) is never taken for one.
 func heldByEarlierRun(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) == 0 {
@@ -109,5 +112,12 @@ func heldByEarlierRun(dir string) bool {
 			return false
 		}
 	}
-	return true
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		return false
+	}
+	var rep struct {
+		Dataset string `json:"dataset"`
+	}
+	return json.Unmarshal(b, &rep) == nil && rep.Dataset == "demo"
 }

@@ -165,3 +165,27 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoRerun: demo replaces a folder holding an earlier demo's output
+// without -force, and never a folder of the user's that merely looks alike
+// (photos in images/).
+func TestDemoRerun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo")
+	}
+	user := filepath.Join(t.TempDir(), "scene")
+	os.MkdirAll(filepath.Join(user, "images"), 0o755)
+	os.WriteFile(filepath.Join(user, "images", "photo.jpg"), []byte("x"), 0o644)
+	if code, _, stderr := runCmd(t, "", "demo", "-out", user); code != 2 || !strings.Contains(stderr, "not empty") {
+		t.Errorf("user folder: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(user, "images", "photo.jpg")); err != nil {
+		t.Errorf("demo touched the user's folder: %v", err)
+	}
+	earlier := filepath.Join(t.TempDir(), "demo-out")
+	os.MkdirAll(filepath.Join(earlier, "images"), 0o755)
+	os.WriteFile(filepath.Join(earlier, "report.json"), []byte(`{"dataset": "demo"}`), 0o644)
+	if code, stdout, stderr := runCmd(t, "", "demo", "-out", earlier); code != 0 || !strings.Contains(stdout, "output: "+earlier) {
+		t.Errorf("rerun: exit %d, %s", code, stderr)
+	}
+}
