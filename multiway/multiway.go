@@ -181,7 +181,7 @@ func Memory(method string, l, c, m int) (int64, string) {
 	case Spectral, MatchEIG:
 		return eig, "one component's dense eigendecomposition and l×m̂ vectors"
 	case NMFSync:
-		return eig + 8*L*M*8, "one component's dense eigendecomposition and l×m̂ factors"
+		return eig + 10*L*M*8, "one component's dense eigendecomposition, the 2m̂ leading eigenvectors and l×m̂ factors"
 	case QuickMatch:
 		return 64 * L, "linear in observations and associations"
 	case MatchALS:
