@@ -23,11 +23,10 @@ build: setup
 
 # test: vet and every test. Dataset tests read $$CLEARMATCH_DATA (default
 # ../shared/datasets); under CI a missing dataset is a failure, not a skip.
-# The longest package is cmd/clearmatch (about 25 s here): it builds the
-# binary once and runs it end to end, COLMAP's mapper included. The
-# timeout leaves room for a cold build cache (the cgo build of gocv) on a
-# machine several times slower than this 2-core one; go test's own 10
-# minutes is not a limit the suite should sit near.
+# The longest package is cmd/clearmatch: it builds the binary once and runs
+# it end to end, the README's quickstart and COLMAP's mapper included. The
+# 20-minute timeout leaves room for a cold build cache (the cgo build of
+# gocv) on a slow machine; docs/benchmarks.md has the suite's time.
 TESTFLAGS ?= -count=1 -timeout 20m
 test: setup-test
 	$(GO) vet ./...
