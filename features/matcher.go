@@ -21,6 +21,11 @@ import (
 
 var _ pairwise.Matcher = CVMatcher{}
 
+// BLASCore names the kernel family OpenBLAS chose for this process
+// ("Prescott" is its generic one, taken for a processor it does not
+// recognize; OPENBLAS_CORETYPE overrides the choice at start-up).
+func BLASCore() string { return C.GoString(C.cm_blas_corename()) }
+
 // Nearest2 implements pairwise.Matcher.
 func (CVMatcher) Nearest2(query, train []float32, dim int) ([]pairwise.Neighbors, error) {
 	nq, nt := len(query)/dim, len(train)/dim

@@ -9,8 +9,11 @@
 #include "nn.h"
 
 extern void openblas_set_num_threads(int);
+extern char *openblas_get_corename(void);
 
 void cm_blas_single_thread(void) { openblas_set_num_threads(1); }
+
+const char *cm_blas_corename(void) { return openblas_get_corename(); }
 
 static const char *nn_error(const char *msg) {
 	char *s = malloc(strlen(msg) + 1);

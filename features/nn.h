@@ -27,6 +27,9 @@ const char *cm_nearest2(const float *q, int nq, const float *t, int nt, int dim,
 // runs pairs on its own workers.
 void cm_blas_single_thread(void);
 
+// cm_blas_corename is the kernel family OpenBLAS chose at load time.
+const char *cm_blas_corename(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,9 @@ import (
 // OpenCV reports whether this build has OpenCV (cgo).
 const OpenCV = false
 
+// BLASCore is empty without OpenBLAS (cgo).
+func BLASCore() string { return "" }
+
 // SetNumThreads does nothing without OpenCV.
 func SetNumThreads(int) {}
 
