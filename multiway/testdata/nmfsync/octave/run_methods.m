@@ -22,7 +22,3 @@ function run_methods(dir, method, maxn)
     printf('%s: %d pairs, %.1f s\n', out, numel(r), t);
   end
 end
-function files = dir_list(d)
-  s = dir(fullfile(d, 'p*.txt'));
-  files = cellfun(@(x) fullfile(d, x), {s.name}, 'UniformOutput', false);
-end

@@ -16,8 +16,3 @@ function run_ref(dir)
     printf('%s: %d observations, universe %d, %d items\n', out, size(W, 1), m, size(U, 2));
   end
 end
-
-function files = dir_list(d)
-  s = dir(fullfile(d, 'p*.txt'));
-  files = cellfun(@(x) fullfile(d, x), {s.name}, 'UniformOutput', false);
-end
