@@ -56,14 +56,7 @@ func TestColmapMapperSceaux(t *testing.T) {
 		t.Errorf("the mapper split the scene into several models")
 	}
 	stats := colmap("model_analyzer", "--path", filepath.Join(sparse, "0"))
-	get := func(name string) float64 {
-		m := regexp.MustCompile(name + `: ([0-9.]+)`).FindStringSubmatch(stats)
-		if m == nil {
-			t.Fatalf("model_analyzer printed no %q:\n%s", name, stats)
-		}
-		v, _ := strconv.ParseFloat(m[1], 64)
-		return v
-	}
+	get := func(name string) float64 { return analyzerStat(t, stats, name) }
 	reg, reproj, track, points := get("Registered images"), get("Mean reprojection error"), get("Mean track length"), get("Points")
 	t.Logf("COLMAP mapper on clearmatch's database: %v of %d images registered, %v points, mean track length %.2f, mean reprojection error %.3f px", reg, n, points, track, reproj)
 	if int(reg) != n || n == 0 {
@@ -209,6 +202,18 @@ func TestSfMGroundTruthFountain(t *testing.T) {
 	if !sc.Accepted || sc.Placed != 5 || !(off < 0.75*centre) || !(math.Abs(sc.Focal-(fx+fy)/2) < 0.01*(fx+fy)/2) {
 		t.Errorf("self-calibration %+v: want accepted, 5 placed, the principal point under %.1f px from the truth (%.1f), focal within 1%%", *sc, 0.75*centre, off)
 	}
+}
+
+// analyzerStat returns the figure colmap model_analyzer printed as
+// "name: value".
+func analyzerStat(t *testing.T, stats, name string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(name + `: ([0-9.]+)`).FindStringSubmatch(stats)
+	if m == nil {
+		t.Fatalf("model_analyzer printed no %q:\n%s", name, stats)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
 }
 
 // colmapRunner finds COLMAP (a test dependency: missing, the test skips,

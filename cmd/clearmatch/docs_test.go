@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -29,7 +27,7 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	block := quickstartBlock(t)
 	src := testenv.Require(t, filepath.Join(dataDirForTest(t), "sceaux-castle"))
-	colmapRunner(t) // skips (or fails under CI) without COLMAP
+	colmap := colmapRunner(t) // skips (or fails under CI) without COLMAP
 	bin := buildBinary(t)
 	photos := filepath.Join(t.TempDir(), "photos")
 	n := shrinkPhotos(t, src, photos, 640)
@@ -42,15 +40,8 @@ func TestReadmeQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the quickstart failed: %v\n%s\n%s", err, block, tail(string(out), 3000))
 	}
-	stats, err := exec.Command("colmap", "model_analyzer", "--path", filepath.Join(work, "run", "sparse", "0")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("no model in run/sparse/0: %v\n%s", err, stats)
-	}
-	m := regexp.MustCompile(`Registered images: ([0-9]+)`).FindSubmatch(stats)
-	if m == nil {
-		t.Fatalf("model_analyzer printed no registered images:\n%s", stats)
-	}
-	if reg, _ := strconv.Atoi(string(m[1])); reg != n {
+	stats := colmap("model_analyzer", "--path", filepath.Join(work, "run", "sparse", "0"))
+	if reg := int(analyzerStat(t, stats, "Registered images")); reg != n {
 		t.Errorf("the quickstart's model registered %d of %d photos", reg, n)
 	}
 }
