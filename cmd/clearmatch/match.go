@@ -183,7 +183,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return fmt.Errorf("%d images were skipped, so -pairs and -overlay-pairs indices no longer apply; fix or remove them (or use -strict)", len(res.Skipped))
 	}
 	printStageLines(stderr, res, &o)
-	w := &matchWriter{dir: stage.Dir, res: res, o: &o, stderr: stderr, timing: map[string]float64{}}
+	w := &matchWriter{dir: stage.Dir, res: res, o: &o, timing: map[string]float64{}}
 	if err := w.writeTracks(); err != nil {
 		return err
 	}
@@ -204,15 +204,15 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return err
 		}
 	}
-	total := time.Since(start)
-	if err := w.writeReport(total); err != nil {
+	timing, err := w.writeReport(time.Since(start))
+	if err != nil {
 		return err
 	}
 	if err := stage.Publish(); err != nil {
 		return err
 	}
 	printMatchSummary(stdout, res, w.tracks, w.ms, o.minTrack)
-	printTiming(stdout, res, w.timing, total)
+	printTiming(stdout, timing, res.CacheHits)
 	if gtTable != nil {
 		printStageScores(stdout, gtTable, gtTracks)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,46 +146,39 @@ func printMatchSummary(w io.Writer, r *pipeline.Result, t *export.Tracks, ms []e
 		plural(len(t.Tracks), "track"), minTrack, count(obs), count(len(ms)))
 }
 
-// printTiming prints every step's time and the total, so that they add up:
-// what no step accounts for (reading the options, publishing) is "other".
-func printTiming(w io.Writer, r *pipeline.Result, after map[string]float64, total time.Duration) {
-	tm := r.Timing
-	steps := []struct {
-		name string
-		s    float64
-	}{
-		{"extract", tm.Extract.Seconds()}, {"select", tm.Select.Seconds()}, {"match", tm.Match.Seconds()},
-		{"verify", tm.Verify.Seconds()}, {"solve", tm.Solve.Seconds()}, {"complete", tm.Complete.Seconds()},
-		{"refine", tm.Refine.Seconds()}, {"weak", tm.Weak.Seconds()}, {"calibrate", tm.Calibrate.Seconds()},
-		{"reproj", tm.Reproj.Seconds()},
-	}
-	keys := make([]string, 0, len(after))
-	for k := range after {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		steps = append(steps, struct {
-			name string
-			s    float64
-		}{k, after[k]})
-	}
-	var parts []string
-	sum := 0.0
-	for _, st := range steps {
-		sum += st.s
-		if st.s >= 0.005 {
-			parts = append(parts, fmt.Sprintf("%s %.2f", st.name, st.s))
+// pipelineSteps are report.json's timing_s steps of the pipeline, in the
+// order they run; the output steps after them print by name.
+var pipelineSteps = []string{"extract", "select", "match", "verify", "solve", "complete", "refine", "weak", "calibrate", "reproj"}
+
+// printTiming prints every step's time of report.json's timing_s and the
+// total, so that they add up: what no step accounts for (reading the
+// options, publishing) is "other".
+func printTiming(w io.Writer, timing map[string]float64, cacheHits int) {
+	var after []string
+	for k := range timing {
+		if k != "total" && !slices.Contains(pipelineSteps, k) {
+			after = append(after, k)
 		}
 	}
-	if other := total.Seconds() - sum; other >= 0.005 {
+	sort.Strings(after)
+	var parts []string
+	sum := 0.0
+	for _, name := range append(slices.Clone(pipelineSteps), after...) {
+		s := timing[name]
+		sum += s
+		if s >= 0.005 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", name, s))
+		}
+	}
+	total := timing["total"]
+	if other := total - sum; other >= 0.005 {
 		parts = append(parts, fmt.Sprintf("other %.2f", other))
 	}
 	cached := ""
-	if r.CacheHits > 0 {
-		cached = fmt.Sprintf(" (%s of the images' features from the cache)", count(r.CacheHits))
+	if cacheHits > 0 {
+		cached = fmt.Sprintf(" (%s of the images' features from the cache)", count(cacheHits))
 	}
-	fmt.Fprintf(w, "time: %.1f s in all%s: %s (seconds)\n", total.Seconds(), cached, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "time: %.1f s in all%s: %s (seconds)\n", total, cached, strings.Join(parts, ", "))
 }
 
 // printNextStep says where the output is and, after -export colmap, the

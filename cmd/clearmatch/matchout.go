@@ -18,7 +18,6 @@ type matchWriter struct {
 	dir    string
 	res    *pipeline.Result
 	o      *matchOptions
-	stderr io.Writer
 	timing map[string]float64 // seconds of the steps after the pipeline
 	tracks *export.Tracks
 	ms     []export.Match
@@ -77,8 +76,9 @@ func (w *matchWriter) writeOverlays(ctx context.Context, pairs [][2]int, progres
 	return ov.Write(ctx, filepath.Join(w.dir, "overlays"))
 }
 
-// writeReport writes report.json last, with the time of every step.
-func (w *matchWriter) writeReport(total time.Duration) error {
+// writeReport writes report.json last, with the time of every step, and
+// returns those times (seconds by step, and "total").
+func (w *matchWriter) writeReport(total time.Duration) (map[string]float64, error) {
 	rep := export.NewReport(w.res, w.tracks, w.ms)
 	for k, v := range w.timing {
 		rep.TimingSeconds[k] = v
@@ -86,7 +86,7 @@ func (w *matchWriter) writeReport(total time.Duration) error {
 	rep.TimingSeconds["total"] = total.Seconds()
 	var b bytes.Buffer
 	if err := export.WriteJSON(&b, rep); err != nil {
-		return err
+		return nil, err
 	}
-	return writeFiles(w.dir, map[string][]byte{"report.json": b.Bytes()})
+	return rep.TimingSeconds, writeFiles(w.dir, map[string][]byte{"report.json": b.Bytes()})
 }
