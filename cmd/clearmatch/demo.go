@@ -80,9 +80,15 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := runBenchmark(ctx, b, &o, stage, pr, stdout); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, benchLegend)
-	fmt.Fprintf(stdout, "output: %s (images/: the rendered views; report.json: these tables; problem.txt: CLEAR's input; overlays/: the matches drawn, green where the truth agrees, red where not)\n", o.out)
+	printBenchFooter(stdout, o.out, "images/: the rendered views; ")
 	return nil
+}
+
+// printBenchFooter says how to read demo's and eval's tables and where they
+// wrote; first lists the files written before the benchmark's own.
+func printBenchFooter(w io.Writer, out, first string) {
+	fmt.Fprint(w, benchLegend)
+	fmt.Fprintf(w, "output: %s (%sreport.json: these tables; problem.txt: CLEAR's input; overlays/: the matches drawn, green where the truth agrees, red where not)\n", out, first)
 }
 
 // benchLegend says how to read the tables of demo and eval.

@@ -80,8 +80,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err := runBenchmark(ctx, b, &o, stage, pr, stdout); err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, benchLegend)
-	fmt.Fprintf(stdout, "output: %s (report.json: these tables; problem.txt: CLEAR's input; overlays/: the matches drawn, green where the truth agrees, red where not)\n", o.out)
+	printBenchFooter(stdout, o.out, "")
 	return nil
 }
 

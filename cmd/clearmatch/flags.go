@@ -149,13 +149,11 @@ func editDistance(a, b string) int {
 // printHelp prints the usage text and the flags: the common ones, or all.
 func (fs *flagSet) printHelp(all bool) {
 	w := fs.out
-	fmt.Fprintf(w, "Usage: clearmatch %s\n", fs.usage)
+	fmt.Fprintf(w, "Usage: clearmatch %s\n\nFlags:\n", fs.usage)
 	if fs.common == nil || all {
-		fmt.Fprintln(w, "\nFlags:")
 		fs.VisitAll(func(f *flag.Flag) { printFlag(w, f) })
 		return
 	}
-	fmt.Fprintln(w, "\nFlags:")
 	for _, n := range fs.common {
 		if f := fs.Lookup(n); f != nil {
 			printFlag(w, f)
