@@ -73,8 +73,7 @@ func nmfEmbedding(ctx context.Context, s *sparse, m int, opts *Options) ([]float
 	for first > 0 && tied(e.Val[first-1]) {
 		first--
 	}
-	group := first // the tied eigenspace: columns first..last-1 of all
-	last := d
+	last := d // the tied eigenspace is columns first..last-1 of all
 	for last < k && tied(e.Val[last]) {
 		last++
 	}
@@ -82,13 +81,13 @@ func nmfEmbedding(ctx context.Context, s *sparse, m int, opts *Options) ([]float
 	for i := 0; i < l; i++ {
 		copy(V[i*d:i*d+first], all[i*k:i*k+first])
 	}
-	if g := last - group; g > d-first {
+	if g := last - first; g > d-first {
 		mix := randomOrthonormal(g, d-first, opts.seed())
 		for i := 0; i < l; i++ {
 			for c := 0; c < d-first; c++ {
 				x := 0.0
 				for t := 0; t < g; t++ {
-					x += all[i*k+group+t] * mix[t*(d-first)+c]
+					x += all[i*k+first+t] * mix[t*(d-first)+c]
 				}
 				V[i*d+first+c] = x
 			}
@@ -183,14 +182,17 @@ func fixSigns(x []float64, l, d int) {
 		for i := 0; i < l; i++ {
 			sum += x[i*d+j]
 		}
-		if sum < 0 || sum == 0 {
-			f := -1.0
-			if sum == 0 {
-				f = 0
-			}
-			for i := 0; i < l; i++ {
-				x[i*d+j] *= f
-			}
+		var f float64 // sign(sum); a NaN sum leaves the column as it is
+		switch {
+		case sum < 0:
+			f = -1
+		case sum == 0:
+			f = 0
+		default:
+			continue
+		}
+		for i := 0; i < l; i++ {
+			x[i*d+j] *= f
 		}
 	}
 }
