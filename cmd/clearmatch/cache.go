@@ -38,7 +38,9 @@ func runCache(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *dir == "" {
 		return usagef("no cache folder: the system names none; give -dir")
 	}
-	features, pairs, err := cacheSize(*dir)
+	// The folder is checked before it is walked: a mistaken -dir (/, say)
+	// is refused at once, not after a walk of everything below it.
+	err := isCache(*dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(stdout, "%s: no cache yet\n", *dir)
 		return nil
@@ -46,7 +48,8 @@ func runCache(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if err := isCache(*dir); err != nil {
+	features, pairs, err := cacheSize(*dir)
+	if err != nil {
 		return err
 	}
 	if !*clean {
@@ -97,9 +100,6 @@ func isCache(dir string) error {
 // cacheSize adds up the cache's files: features at the top, pairs below
 // pairs/.
 func cacheSize(dir string) (features, pairs usage, err error) {
-	if _, err := os.Stat(dir); err != nil {
-		return features, pairs, err
-	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
