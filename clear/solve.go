@@ -255,15 +255,14 @@ func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, erro
 		if c.size() <= denseWatch {
 			return denseSpectrum(c, sl), nil
 		}
-		// Large and cubic: run it aside so that ctx can stop the solve.
-		ch := make(chan spectrum, 1)
-		go func() { ch <- denseSpectrum(c, nil) }()
-		select {
-		case s := <-ch:
-			return s, nil
-		case <-ctx.Done():
-			return spectrum{}, ctx.Err()
+		// Large and cubic (a fallback, or EigenDense): gonum's EigenSym
+		// cannot be interrupted, so a cancel takes effect when it ends;
+		// running it aside would leave it burning a core after return.
+		if err := ctx.Err(); err != nil {
+			return spectrum{}, err
 		}
+		s := denseSpectrum(c, nil)
+		return s, ctx.Err()
 	}
 	done := 0 // observations of the components decomposed
 	decompose := func(ci int, nmin int) error {

@@ -2,14 +2,14 @@ package clear
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
 // team splits the row-wise work of one large component between goroutines.
 // A Lanczos step has three dependent phases of some tens of microseconds
-// each, while waking a parked goroutine costs about as much (35 µs measured
-// on the 2-core development machine), so the helpers wait for work by
-// spinning, yielding to the scheduler regularly. A team lives only while one
+// each, about what waking a parked goroutine costs, so the helpers wait
+// for work by spinning, yielding to the scheduler regularly. A team lives only while one
 // component is decomposed and is closed right after.
 //
 // The rows are split into a number of parts that depends only on the
@@ -23,16 +23,17 @@ type team struct {
 	gen     atomic.Uint64 // incremented to start a phase
 	done    atomic.Int32  // helpers finished with the current phase
 	stop    atomic.Bool
+	helpers sync.WaitGroup
 }
 
 // teamMinWork is the smallest component, in stored entries plus rows, that
 // is split: below it a phase is too short to gain from a second core.
 const teamMinWork = 1 << 16
 
-// teamMaxParts is the largest number of parts. Two match the development
-// machine's two cores; four parts were slower there (smaller BLAS calls),
-// and the number is fixed rather than taken from the machine so that the
-// arithmetic is the same everywhere.
+// teamMaxParts is the largest number of parts. It is fixed, not taken
+// from the machine, so that the order of the partial sums, and so the
+// output, is the same on any number of cores; more parts make each BLAS
+// call smaller (docs/decisions.md, "CLEAR's parallel eigensolver").
 const teamMaxParts = 2
 
 // newTeam returns a team for c with up to teamMaxParts parts and up to
@@ -60,6 +61,7 @@ func newTeamParts(c *component, parts, workers int) *team {
 		}
 		t.bounds[p] = i
 	}
+	t.helpers.Add(workers - 1)
 	for wk := 1; wk < workers; wk++ {
 		go t.help(wk)
 	}
@@ -96,6 +98,7 @@ func (t *team) work(wk int) {
 }
 
 func (t *team) help(wk int) {
+	defer t.helpers.Done()
 	var seen uint64 // phases start at 1
 	for spins := 1; ; spins++ {
 		g := t.gen.Load()
@@ -114,5 +117,8 @@ func (t *team) help(wk int) {
 	}
 }
 
-// close stops the helpers.
-func (t *team) close() { t.stop.Store(true) }
+// close stops the helpers and returns when they have.
+func (t *team) close() {
+	t.stop.Store(true)
+	t.helpers.Wait()
+}

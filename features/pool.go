@@ -37,7 +37,7 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 	var mu sync.Mutex
 	done := 0
 	started := make([]bool, n)
-	pool.ForEach(ctx, n, workers, nil, func(i int) {
+	_ = pool.ForEach(ctx, n, workers, nil, func(i int) error { // per-image errors stay in errs: failed images are skipped
 		started[i] = true
 		var key string
 		sets[i], key, errs[i] = e.one(paths[i], names[i], &st, cs)
@@ -50,6 +50,7 @@ func (e *Extractor) ExtractFiles(ctx context.Context, paths, names []string) ([]
 			e.Progress(done, n, names[i])
 			mu.Unlock()
 		}
+		return nil
 	})
 	trimMemory()
 	if err := ctx.Err(); err != nil {

@@ -143,35 +143,38 @@ func MatchAllFunc(ctx context.Context, n int, get func(i int) ([]float32, error)
 		return nil, err
 	}
 	out := make([]Pair, len(list))
-	errs := make([]error, len(list))
-	pool.ForEach(ctx, len(list), opts.Workers, opts.Progress, func(k int) {
+	err = pool.ForEach(ctx, len(list), opts.Workers, opts.Progress, func(k int) error {
 		i, j := list[k][0], list[k][1]
 		out[k] = Pair{I: i, J: j}
-		var a, b []float32
-		if a, errs[k] = get(i); errs[k] != nil {
-			return
+		var err error
+		if out[k].Matches, err = matchImages(get, i, j, dim, m, ratio, opts.Mutual); err != nil {
+			return fmt.Errorf("pairwise: images %d and %d: %w", i, j, err)
 		}
-		if b, errs[k] = get(j); errs[k] != nil {
-			return
-		}
-		if len(a)%dim != 0 || len(b)%dim != 0 {
-			errs[k] = fmt.Errorf("%d and %d floats are not rows of %d", len(a), len(b), dim)
-			return
-		}
-		out[k].Matches, errs[k] = matchPair(a, b, dim, m, ratio, opts.Mutual)
-		if errs[k] == nil && opts.OnPair != nil {
+		if opts.OnPair != nil {
 			opts.OnPair(out[k])
 		}
+		return nil
 	})
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	for k, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("pairwise: images %d and %d: %w", list[k][0], list[k][1], err)
-		}
-	}
 	return out, nil
+}
+
+// matchImages reads the descriptors of images i and j and matches them.
+func matchImages(get func(int) ([]float32, error), i, j, dim int, m Matcher, ratio float64, mutual bool) ([]Match, error) {
+	a, err := get(i)
+	if err != nil {
+		return nil, err
+	}
+	b, err := get(j)
+	if err != nil {
+		return nil, err
+	}
+	if len(a)%dim != 0 || len(b)%dim != 0 {
+		return nil, fmt.Errorf("%d and %d floats are not rows of %d", len(a), len(b), dim)
+	}
+	return matchPair(a, b, dim, m, ratio, mutual)
 }
 
 // matchPair applies the ratio test to every descriptor of a against b: the

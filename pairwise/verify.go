@@ -240,25 +240,22 @@ func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estima
 		}
 	}
 	out := make([]Verified, len(pairs))
-	errs := make([]error, len(pairs))
-	pool.ForEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) {
+	err := pool.ForEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) error {
 		p := pairs[k]
 		if p.I < 0 || p.J >= len(views) || p.I >= p.J {
-			errs[k] = fmt.Errorf("pairwise: bad pair (%d, %d)", p.I, p.J)
-			return
+			return fmt.Errorf("pairwise: bad pair (%d, %d)", p.I, p.J)
 		}
-		out[k], errs[k] = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o)
-		if errs[k] == nil && o.OnPair != nil {
+		var err error
+		if out[k], err = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o); err != nil {
+			return fmt.Errorf("pairwise: verifying images %d and %d: %w", p.I, p.J, err)
+		}
+		if o.OnPair != nil {
 			o.OnPair(out[k])
 		}
+		return nil
 	})
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	for k, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("pairwise: verifying images %d and %d: %w", pairs[k].I, pairs[k].J, err)
-		}
 	}
 	return out, nil
 }

@@ -192,16 +192,17 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 			return st, err
 		}
 		res := make([]result, len(obs))
-		pool.ForEach(ctx, len(obs), workers, nil, func(k int) {
+		err = pool.ForEach(ctx, len(obs), workers, nil, func(k int) error { // an observation's error is its outcome, kept in res
 			ti, oi := obs[k][0], obs[k][1]
 			if tmplErr[ti] != nil {
 				res[k].err = tmplErr[ti]
-				return
+				return nil
 			}
 			x, y, _, err := tmpl[ti].Align(im, tracks[ti][oi].Frame, o)
 			res[k] = result{x, y, err}
+			return nil
 		})
-		if err := ctx.Err(); err != nil {
+		if err != nil {
 			return st, err
 		}
 		for k, r := range res {

@@ -145,20 +145,18 @@ func BuildFunc(ctx context.Context, rows []int, get func(i int) ([]float32, erro
 	}
 	sample = nil
 	x.Codes = make([][]float32, n)
-	errs := make([]error, n)
-	pool.ForEach(ctx, n, o.Workers, nil, func(i int) {
-		var d []float32
-		if d, errs[i] = get(i); errs[i] == nil {
-			x.Codes[i], errs[i] = x.encode(d, m)
+	err = pool.ForEach(ctx, n, o.Workers, nil, func(i int) error {
+		d, err := get(i)
+		if err == nil {
+			x.Codes[i], err = x.encode(d, m)
 		}
-	})
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("retrieval: image %d: %w", i, err)
+			return fmt.Errorf("retrieval: image %d: %w", i, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return x, nil
 }

@@ -50,6 +50,10 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 func main() {
 	tuneBLAS(os.Args[1:])
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C cancels the work, which then stops cleanly; after
+	// it, signals have their default effect, so a second one ends the
+	// process at once.
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

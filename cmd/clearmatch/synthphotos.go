@@ -63,20 +63,15 @@ func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout,
 	}
 	names := stripNames(*views, *seed, *ordered)
 	pr := newProgress(stderr)
-	errs := make([]error, *views)
-	pool.ForEach(ctx, *views, 0, func(done, total int) { pr.Update("render", done, total) }, func(k int) {
+	err = pool.ForEach(ctx, *views, 0, func(done, total int) { pr.Update("render", done, total) }, func(k int) error {
 		var b bytes.Buffer
-		if errs[k] = png.Encode(&b, strip.Render(k)); errs[k] == nil {
-			errs[k] = os.WriteFile(filepath.Join(imgDir, names[k]), b.Bytes(), 0o644)
-		}
-	})
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	for _, err := range errs {
-		if err != nil {
+		if err := png.Encode(&b, strip.Render(k)); err != nil {
 			return err
 		}
+		return os.WriteFile(filepath.Join(imgDir, names[k]), b.Bytes(), 0o644)
+	})
+	if err != nil {
+		return err
 	}
 	var tp strings.Builder
 	fmt.Fprintf(&tp, "# synth-photos -views %d -width %d -height %d -seed %d: pairs overlapping by at least %g\n", *views, *width, *height, *seed, *minOverlap)
