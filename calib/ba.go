@@ -5,9 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // free says which intrinsics an adjustment fits; the poses of the placed
@@ -281,7 +280,7 @@ func schurSolve(H, g []float64, blocks []pointBlock, N, nI int, lambda float64) 
 		for i := range 3 {
 			V[4*i] += lambda*pb.V[4*i] + 1e-9
 		}
-		inv, ok := pairwise.Inverse3(V)
+		inv, ok := geom.Inverse3(V)
 		if !ok {
 			return nil, nil, false
 		}
@@ -354,7 +353,7 @@ func schurSolve(H, g []float64, blocks []pointBlock, N, nI int, lambda float64) 
 				}
 			}
 		}
-		dp[p] = mulVec(Vinv[p], b)
+		dp[p] = geom.MulVec3(Vinv[p], b)
 	}
 	return dc, dp, true
 }
@@ -378,7 +377,7 @@ func (m *model) apply(intr, slot []int, dc []float64, dp [][3]float64, blocks []
 			continue
 		}
 		o := nI + 6*s
-		m.R[v] = pairwise.Mul3(expRot([3]float64{dc[o], dc[o+1], dc[o+2]}), m.R[v])
+		m.R[v] = geom.Mul3(expRot([3]float64{dc[o], dc[o+1], dc[o+2]}), m.R[v])
 		m.C[v] = [3]float64{m.C[v][0] + dc[o+3], m.C[v][1] + dc[o+4], m.C[v][2] + dc[o+5]}
 	}
 	for p, pb := range blocks {
@@ -393,7 +392,7 @@ func (m *model) apply(intr, slot []int, dc []float64, dp [][3]float64, blocks []
 // camera.
 func (m *model) jacobian(ob Obs, X [3]float64) (r [2]float64, Jp [2][3]float64, Jc [2][6]float64, Ji [2][4]float64, ok bool) {
 	R := m.R[ob.View]
-	xc := mulVec(R, sub(X, m.C[ob.View]))
+	xc := geom.MulVec3(R, geom.Sub(X, m.C[ob.View]))
 	z := xc[2]
 	if !(z > 0) {
 		return r, Jp, Jc, Ji, false
@@ -426,7 +425,7 @@ func (m *model) jacobian(ob Obs, X [3]float64) (r [2]float64, Jp [2][3]float64, 
 
 // params are a model's parameters, for a step to be undone.
 type params struct {
-	cam Camera
+	cam SimpleRadial
 	R   [][9]float64
 	C   [][3]float64
 	X   [][3]float64

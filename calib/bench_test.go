@@ -15,7 +15,7 @@ func BenchmarkEstimate(b *testing.B) { benchEstimate(b, 11, 20000) }
 func BenchmarkEstimateManyViews(b *testing.B) { benchEstimate(b, 40, 3000) }
 
 func benchEstimate(b *testing.B, views, points int) {
-	tracks, rots := scene(Camera{Focal: 1380, Cx: 760, Cy: 503}, views, points, 0.3, 0.5, 1)
+	tracks, rots := scene(SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}, views, points, 0.3, 0.5, 1)
 	o := Options{Width: 1536, Height: 1024}
 	b.ResetTimer()
 	for range b.N {

@@ -46,11 +46,10 @@ type Rotation struct {
 	Weight float64
 }
 
-// Camera holds the intrinsics: focal length and principal point in pixels
-// (pixel centres at integer coordinates) and the radial distortion K1 of
-// COLMAP's SIMPLE_RADIAL model (x_d = x (1 + K1 r²) on normalized
-// coordinates).
-type Camera struct {
+// SimpleRadial is a camera of COLMAP's SIMPLE_RADIAL model: focal length
+// and principal point in pixels (pixel centres at integer coordinates) and
+// the radial distortion K1 (x_d = x (1 + K1 r²) on normalized coordinates).
+type SimpleRadial struct {
 	Focal, Cx, Cy, K1 float64
 }
 
@@ -85,10 +84,10 @@ type Options struct {
 
 // Result is what Estimate found.
 type Result struct {
-	// Camera is the fitted camera. With Accepted false it is the image
+	// SimpleRadial is the fitted camera. With Accepted false it is the image
 	// centre's camera (the fit with the principal point held there) when
 	// the adjustment ran, else the starting camera.
-	Camera Camera
+	Camera SimpleRadial
 	// Accepted says whether Camera's principal point is to be used.
 	Accepted bool
 	// Reason says why not, when Accepted is false.
@@ -106,7 +105,7 @@ type Result struct {
 	Chi2 float64
 	// Residuals has, for every input track and observation, its
 	// reprojection error in pixels from the track's point in the final
-	// reconstruction with Camera (the fitted one when Accepted, else the
+	// reconstruction with SimpleRadial (the fitted one when Accepted, else the
 	// centre's): the point triangulated from the placed views'
 	// observations within Threshold, then fitted to them by least squares.
 	// NaN where the view is not placed or the track has no point (fewer
@@ -179,7 +178,7 @@ func Estimate(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, o
 	}
 	od := o.withDefaults()
 	cx, cy := float64(o.Width-1)/2, float64(o.Height-1)/2
-	start := Camera{Focal: od.Focal, Cx: cx, Cy: cy}
+	start := SimpleRadial{Focal: od.Focal, Cx: cx, Cy: cy}
 	m, local, res, err := place(ctx, views, tracks, rots, start, o)
 	if err != nil || m == nil {
 		return res, err
@@ -241,7 +240,7 @@ func Estimate(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, o
 // rotations of the selected views and places them with camera cam. The
 // model is nil, with res.Reason saying why, when fewer than 3 views are
 // placed; local maps input views to the model's (-1: not selected).
-func place(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, cam Camera, o Options) (m *model, local []int, res Result, err error) {
+func place(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, cam SimpleRadial, o Options) (m *model, local []int, res Result, err error) {
 	if views < 1 {
 		return nil, nil, Result{}, ErrNoViews
 	}
@@ -306,7 +305,7 @@ func place(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, cam 
 	return m, local, res, nil
 }
 
-func finiteCamera(c Camera) bool {
+func finiteCamera(c SimpleRadial) bool {
 	for _, v := range []float64{c.Focal, c.Cx, c.Cy, c.K1} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return false

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // scene makes views on an arc looking at a box of points, seen by a camera
 // cam at w × h with Gaussian pixel noise, and the relative rotations of
 // every pair of views (rotNoise degrees off, about a random axis).
-func scene(cam Camera, views, points int, noise, rotNoise float64, seed int64) ([][]Obs, []Rotation) {
+func scene(cam SimpleRadial, views, points int, noise, rotNoise float64, seed int64) ([][]Obs, []Rotation) {
 	rng := rand.New(rand.NewSource(seed))
 	const w, h = 1536, 1024
 	R := make([][9]float64, views)
@@ -26,14 +26,14 @@ func scene(cam Camera, views, points int, noise, rotNoise float64, seed int64) (
 		C[v] = [3]float64{10 * math.Sin(a), 0.3 * rng.NormFloat64(), -10 * math.Cos(a)}
 		// z axis towards the origin.
 		zc := [3]float64{-C[v][0], -C[v][1], -C[v][2]}
-		zl := norm(zc)
+		zl := geom.Norm(zc)
 		zc = [3]float64{zc[0] / zl, zc[1] / zl, zc[2] / zl}
-		xc := cross([3]float64{0, 1, 0}, zc)
-		xl := norm(xc)
+		xc := geom.Cross([3]float64{0, 1, 0}, zc)
+		xl := geom.Norm(xc)
 		xc = [3]float64{xc[0] / xl, xc[1] / xl, xc[2] / xl}
-		yc := cross(zc, xc)
+		yc := geom.Cross(zc, xc)
 		base := [9]float64{xc[0], xc[1], xc[2], yc[0], yc[1], yc[2], zc[0], zc[1], zc[2]}
-		R[v] = pairwise.Mul3(expRot([3]float64{0, 0, 0.05 * rng.NormFloat64()}), base)
+		R[v] = geom.Mul3(expRot([3]float64{0, 0, 0.05 * rng.NormFloat64()}), base)
 	}
 	m := &model{cam: cam, R: R, C: C}
 	var tracks [][]Obs
@@ -57,10 +57,10 @@ func scene(cam Camera, views, points int, noise, rotNoise float64, seed int64) (
 	var rots []Rotation
 	for i := range views {
 		for j := i + 1; j < views; j++ {
-			Rij := pairwise.Mul3(R[j], pairwise.Transpose3(R[i]))
+			Rij := geom.Mul3(R[j], geom.Transpose3(R[i]))
 			ax := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-			l := norm(ax) / (rotNoise * math.Pi / 180)
-			Rij = pairwise.Mul3(expRot([3]float64{ax[0] / l, ax[1] / l, ax[2] / l}), Rij)
+			l := geom.Norm(ax) / (rotNoise * math.Pi / 180)
+			Rij = geom.Mul3(expRot([3]float64{ax[0] / l, ax[1] / l, ax[2] / l}), Rij)
 			rots = append(rots, Rotation{I: i, J: j, R: Rij, Weight: 100})
 		}
 	}
@@ -70,14 +70,14 @@ func scene(cam Camera, views, points int, noise, rotNoise float64, seed int64) (
 func TestEstimate(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		cam    Camera
+		cam    SimpleRadial
 		accept bool
 		reason string // when not accepted
 	}{
-		{"offset principal point", Camera{Focal: 1380, Cx: 760.1, Cy: 503.2, K1: -0.02}, true, ""},
-		{"centred principal point", Camera{Focal: 1380, Cx: 767.5, Cy: 511.5}, false, "not significant"},
-		{"far offset", Camera{Focal: 1380, Cx: 745, Cy: 492}, true, ""},
-		{"beyond MaxOffset", Camera{Focal: 1380, Cx: 680, Cy: 450}, false, "beyond 0.02"},
+		{"offset principal point", SimpleRadial{Focal: 1380, Cx: 760.1, Cy: 503.2, K1: -0.02}, true, ""},
+		{"centred principal point", SimpleRadial{Focal: 1380, Cx: 767.5, Cy: 511.5}, false, "not significant"},
+		{"far offset", SimpleRadial{Focal: 1380, Cx: 745, Cy: 492}, true, ""},
+		{"beyond MaxOffset", SimpleRadial{Focal: 1380, Cx: 680, Cy: 450}, false, "beyond 0.02"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tracks, rots := scene(tc.cam, 9, 3000, 0.3, 0.5, 1)
@@ -112,7 +112,7 @@ func TestEstimate(t *testing.T) {
 }
 
 func TestEstimateDeterministic(t *testing.T) {
-	cam := Camera{Focal: 1380, Cx: 760, Cy: 503}
+	cam := SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}
 	tracks, rots := scene(cam, 6, 1500, 0.3, 0.5, 2)
 	o := Options{Width: 1536, Height: 1024}
 	a, err := Estimate(context.Background(), 6, tracks, rots, o)
@@ -141,7 +141,7 @@ func TestEstimateDeterministic(t *testing.T) {
 }
 
 func TestEstimateNotAccepted(t *testing.T) {
-	cam := Camera{Focal: 1380, Cx: 760, Cy: 503}
+	cam := SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}
 	tracks, rots := scene(cam, 6, 1500, 0.3, 0.5, 3)
 	o := Options{Width: 1536, Height: 1024}
 	for _, tc := range []struct {
@@ -193,7 +193,7 @@ func TestEstimateBadArguments(t *testing.T) {
 }
 
 func TestEstimateCancelled(t *testing.T) {
-	tracks, rots := scene(Camera{Focal: 1380, Cx: 760, Cy: 503}, 6, 1500, 0.3, 0.5, 4)
+	tracks, rots := scene(SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}, 6, 1500, 0.3, 0.5, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Estimate(ctx, 6, tracks, rots, Options{Width: 1536, Height: 1024}); err == nil {
@@ -211,9 +211,9 @@ func TestAverageRotations(t *testing.T) {
 	var edges []edge
 	for i := range n {
 		for j := i + 1; j < n; j++ {
-			Rij := pairwise.Mul3(R[j], pairwise.Transpose3(R[i]))
+			Rij := geom.Mul3(R[j], geom.Transpose3(R[i]))
 			if i == 0 && j == 3 {
-				Rij = pairwise.Mul3(expRot([3]float64{0.5, 0, 0}), Rij) // one outlier, 29°
+				Rij = geom.Mul3(expRot([3]float64{0.5, 0, 0}), Rij) // one outlier, 29°
 			}
 			edges = append(edges, edge{i, j, Rij, 1})
 		}
@@ -223,8 +223,8 @@ func TestAverageRotations(t *testing.T) {
 		t.Fatal("not averaged")
 	}
 	for i := range n {
-		want := pairwise.Mul3(R[i], pairwise.Transpose3(R[0]))
-		if a := pairwise.RotationAngle(pairwise.Mul3(got[i], pairwise.Transpose3(want))); a > 0.5 {
+		want := geom.Mul3(R[i], geom.Transpose3(R[0]))
+		if a := geom.RotationAngle(geom.Mul3(got[i], geom.Transpose3(want))); a > 0.5 {
 			t.Errorf("view %d: %.2f° off", i, a)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // started from COLMAP's prior focal length (1.2 × 1536) and the centre.
 // The relative rotations are 0.5° off the truth, the pixels 0.3 px.
 func ExampleEstimate() {
-	truth := Camera{Focal: 1380, Cx: 760, Cy: 504}
+	truth := SimpleRadial{Focal: 1380, Cx: 760, Cy: 504}
 	tracks, rots := scene(truth, 9, 2000, 0.3, 0.5, 7)
 	res, err := Estimate(context.Background(), 9, tracks, rots, Options{Width: 1536, Height: 1024})
 	if err != nil {
@@ -31,7 +31,7 @@ func ExampleEstimate() {
 // in which one observation of every tenth track of three or more views was
 // moved 3 px: the residuals single out the moved observations.
 func ExampleReconstruct() {
-	cam := Camera{Focal: 1380, Cx: 760, Cy: 504}
+	cam := SimpleRadial{Focal: 1380, Cx: 760, Cy: 504}
 	tracks, rots := scene(cam, 8, 2000, 0.2, 0.5, 3)
 	moved := withOutliers(tracks, 3, 4)
 	fit, err := Reconstruct(context.Background(), 8, tracks, rots, cam, Options{Width: 1536, Height: 1024})

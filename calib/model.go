@@ -6,15 +6,14 @@ import (
 	"math/rand"
 	"slices"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // model is a reconstruction: one camera, the views' poses (world to
 // camera: x = R (X - C)), the tracks' points and which observations count.
 type model struct {
-	cam    Camera
+	cam    SimpleRadial
 	R      [][9]float64
 	C      [][3]float64
 	placed []bool
@@ -24,7 +23,7 @@ type model struct {
 	active [][]bool // per track and observation: used in the adjustment
 }
 
-func newModel(cam Camera, R [][9]float64, tracks []track) *model {
+func newModel(cam SimpleRadial, R [][9]float64, tracks []track) *model {
 	m := &model{cam: cam, R: R, C: make([][3]float64, len(R)), placed: make([]bool, len(R)),
 		tracks: tracks, X: make([][3]float64, len(tracks)), tri: make([]bool, len(tracks)), active: make([][]bool, len(tracks))}
 	for t := range tracks {
@@ -62,14 +61,14 @@ func (m *model) registered() int {
 func (m *model) ray(v int, x, y float64) [3]float64 {
 	c := m.cam
 	n := [3]float64{(x - c.Cx) / c.Focal, (y - c.Cy) / c.Focal, 1}
-	d := mulTVec(m.R[v], n)
-	l := norm(d)
+	d := geom.MulTVec3(m.R[v], n)
+	l := geom.Norm(d)
 	return [3]float64{d[0] / l, d[1] / l, d[2] / l}
 }
 
 // project returns the pixel of X in view v and its depth.
 func (m *model) project(v int, X [3]float64) (px, py, z float64) {
-	xc := mulVec(m.R[v], sub(X, m.C[v]))
+	xc := geom.MulVec3(m.R[v], geom.Sub(X, m.C[v]))
 	z = xc[2]
 	u, w := xc[0]/z, xc[1]/z
 	d := 1 + m.cam.K1*(u*u+w*w)
@@ -131,8 +130,8 @@ func (m *model) initialize(ctx context.Context, edges []edge, thr float64) error
 		if oi < 0 || oj < 0 {
 			continue
 		}
-		c := cross(m.ray(bi, t[oi].X, t[oi].Y), m.ray(bj, t[oj].X, t[oj].Y))
-		l := norm(c)
+		c := geom.Cross(m.ray(bi, t[oi].X, t[oi].Y), m.ray(bj, t[oj].X, t[oj].Y))
+		l := geom.Norm(c)
 		if l < math.Sin(minAngle*math.Pi/180) {
 			continue
 		}
@@ -207,7 +206,7 @@ func find(t track, v int) int {
 }
 
 func rayAngle(a, b [3]float64) float64 {
-	return math.Atan2(norm(cross(a, b)), dot(a, b)) * 180 / math.Pi
+	return math.Atan2(geom.Norm(geom.Cross(a, b)), geom.Dot(a, b)) * 180 / math.Pi
 }
 
 // place finds view v's centre from its triangulated tracks, its rotation
@@ -383,7 +382,7 @@ type lines struct {
 
 func (ls *lines) add(p, d [3]float64) {
 	P := projector(d)
-	q := mulVec(P, p)
+	q := geom.MulVec3(P, p)
 	for x := range ls.A {
 		ls.A[x] += P[x]
 	}
@@ -405,17 +404,17 @@ func projector(d [3]float64) [9]float64 {
 
 // solve3 solves the symmetric 3×3 system A x = b; ok is false when A is
 // near singular (its determinant within 1e-12 of the cube of its trace's
-// magnitudes, a stricter test than pairwise.Inverse3's own).
+// magnitudes, a stricter test than geom.Inverse3's own).
 func solve3(A [9]float64, b [3]float64) ([3]float64, bool) {
 	scale := math.Abs(A[0]) + math.Abs(A[4]) + math.Abs(A[8])
-	if !(math.Abs(det3(A)) > 1e-12*scale*scale*scale) {
+	if !(math.Abs(geom.Det3(A)) > 1e-12*scale*scale*scale) {
 		return [3]float64{}, false
 	}
-	inv, ok := pairwise.Inverse3(A)
+	inv, ok := geom.Inverse3(A)
 	if !ok {
 		return [3]float64{}, false
 	}
-	return mulVec(inv, b), true
+	return geom.MulVec3(inv, b), true
 }
 
 // leastEigenvector is the unit eigenvector of the symmetric S's least
@@ -428,7 +427,7 @@ func leastEigenvector(S [9]float64) ([3]float64, bool) {
 	var V mat.Dense
 	eig.VectorsTo(&V)
 	x := [3]float64{V.At(0, 0), V.At(1, 0), V.At(2, 0)}
-	l := norm(x)
+	l := geom.Norm(x)
 	if !(l > 0) {
 		return [3]float64{}, false
 	}

@@ -74,7 +74,7 @@ func (s *Scene) Project(v int, X [3]float64) (x, y float64, ok bool) {
 // distance from its track's point in that reconstruction. As for
 // Estimate, an unplaced reconstruction is not an error; the error is for
 // bad arguments and ctx's.
-func Reconstruct(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, cam Camera, o Options) (Fit, error) {
+func Reconstruct(ctx context.Context, views int, tracks [][]Obs, rots []Rotation, cam SimpleRadial, o Options) (Fit, error) {
 	if !finiteCamera(cam) || !(cam.Focal > 0) {
 		return Fit{}, fmt.Errorf("calib: camera %+v is not a camera", cam)
 	}

@@ -28,7 +28,7 @@ func withOutliers(tracks [][]Obs, dist float64, seed int64) [][]bool {
 }
 
 func TestReconstructResiduals(t *testing.T) {
-	cam := Camera{Focal: 1380, Cx: 760.1, Cy: 503.2}
+	cam := SimpleRadial{Focal: 1380, Cx: 760.1, Cy: 503.2}
 	for _, tc := range []struct {
 		name string
 		dist float64 // pixels an outlier is moved
@@ -94,17 +94,17 @@ func TestReconstructResiduals(t *testing.T) {
 }
 
 func TestReconstructBadArguments(t *testing.T) {
-	tracks, rots := scene(Camera{Focal: 1380, Cx: 760, Cy: 503}, 4, 200, 0.3, 0.5, 1)
+	tracks, rots := scene(SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}, 4, 200, 0.3, 0.5, 1)
 	ctx := context.Background()
 	o := Options{Width: 1536, Height: 1024}
 	for _, tc := range []struct {
 		name string
-		cam  Camera
+		cam  SimpleRadial
 		o    Options
 	}{
-		{"zero focal", Camera{Cx: 760, Cy: 503}, o},
-		{"NaN principal point", Camera{Focal: 1380, Cx: math.NaN(), Cy: 503}, o},
-		{"no size", Camera{Focal: 1380, Cx: 760, Cy: 503}, Options{}},
+		{"zero focal", SimpleRadial{Cx: 760, Cy: 503}, o},
+		{"NaN principal point", SimpleRadial{Focal: 1380, Cx: math.NaN(), Cy: 503}, o},
+		{"no size", SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}, Options{}},
 	} {
 		if _, err := Reconstruct(ctx, 4, tracks, rots, tc.cam, tc.o); err == nil {
 			t.Errorf("%s: no error", tc.name)
@@ -112,10 +112,10 @@ func TestReconstructBadArguments(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := Reconstruct(cctx, 4, tracks, rots, Camera{Focal: 1380, Cx: 760, Cy: 503}, o); !errors.Is(err, context.Canceled) {
+	if _, err := Reconstruct(cctx, 4, tracks, rots, SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}, o); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
-	fit, err := Reconstruct(ctx, 4, tracks, nil, Camera{Focal: 1380, Cx: 760, Cy: 503}, o)
+	fit, err := Reconstruct(ctx, 4, tracks, nil, SimpleRadial{Focal: 1380, Cx: 760, Cy: 503}, o)
 	if err != nil || fit.Registered != 0 || fit.Residuals != nil || fit.Reason == "" {
 		t.Errorf("no rotations: %+v, %v", fit, err)
 	}
@@ -125,7 +125,7 @@ func TestReconstructBadArguments(t *testing.T) {
 // where its Residuals say, into every placed view, and answers no for a
 // view out of range, a track out of range and a point behind a camera.
 func TestScene(t *testing.T) {
-	cam := Camera{Focal: 1380, Cx: 760.1, Cy: 503.2}
+	cam := SimpleRadial{Focal: 1380, Cx: 760.1, Cy: 503.2}
 	tracks, rots := scene(cam, 6, 500, 0.2, 0.5, 9)
 	fit, err := Reconstruct(context.Background(), 6, tracks, rots, cam, Options{Width: 1536, Height: 1024})
 	if err != nil {

@@ -3,9 +3,8 @@ package calib
 import (
 	"math"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // edge is a relative rotation between local views: x_j = R x_i.
@@ -58,7 +57,7 @@ func averageRotations(n int, edges []edge) ([][9]float64, bool) {
 				b[3*r+c] = V.At(3*i+r, 3*n-3+c)
 			}
 		}
-		if det3(b) < 0 {
+		if geom.Det3(b) < 0 {
 			flips++
 		}
 		R[i] = b
@@ -70,7 +69,7 @@ func averageRotations(n int, edges []edge) ([][9]float64, bool) {
 			}
 		}
 		var ok bool
-		if R[i], ok = pairwise.NearestRotation(R[i]); !ok {
+		if R[i], ok = geom.NearestRotation(R[i]); !ok {
 			return nil, false
 		}
 	}
@@ -88,39 +87,27 @@ func averageRotations(n int, edges []edge) ([][9]float64, bool) {
 				e := edges[k]
 				var pred [9]float64 // R_v predicted by the edge
 				if e.j == v {
-					pred = pairwise.Mul3(e.R, R[e.i])
+					pred = geom.Mul3(e.R, R[e.i])
 				} else {
-					pred = pairwise.Mul3(pairwise.Transpose3(e.R), R[e.j])
+					pred = geom.Mul3(geom.Transpose3(e.R), R[e.j])
 				}
-				res := pairwise.RotationAngle(pairwise.Mul3(pred, pairwise.Transpose3(R[v])))
+				res := geom.RotationAngle(geom.Mul3(pred, geom.Transpose3(R[v])))
 				w := e.w / (1 + (res/2)*(res/2))
 				for x := range sum {
 					sum[x] += w * pred[x]
 				}
 			}
-			if r, ok := pairwise.NearestRotation(sum); ok {
+			if r, ok := geom.NearestRotation(sum); ok {
 				R[v] = r
 			}
 		}
 	}
 	// Gauge: the first view's frame is the world's.
-	g := pairwise.Transpose3(R[0])
+	g := geom.Transpose3(R[0])
 	for i := range R {
-		R[i] = pairwise.Mul3(R[i], g)
+		R[i] = geom.Mul3(R[i], g)
 	}
 	return R, true
-}
-
-func det3(m [9]float64) float64 {
-	return m[0]*(m[4]*m[8]-m[5]*m[7]) - m[1]*(m[3]*m[8]-m[5]*m[6]) + m[2]*(m[3]*m[7]-m[4]*m[6])
-}
-
-func mulVec(m [9]float64, x [3]float64) [3]float64 {
-	return [3]float64{m[0]*x[0] + m[1]*x[1] + m[2]*x[2], m[3]*x[0] + m[4]*x[1] + m[5]*x[2], m[6]*x[0] + m[7]*x[1] + m[8]*x[2]}
-}
-
-func mulTVec(m [9]float64, x [3]float64) [3]float64 {
-	return [3]float64{m[0]*x[0] + m[3]*x[1] + m[6]*x[2], m[1]*x[0] + m[4]*x[1] + m[7]*x[2], m[2]*x[0] + m[5]*x[1] + m[8]*x[2]}
 }
 
 // expRot is the rotation exp([w]×) (Rodrigues).
@@ -137,11 +124,4 @@ func expRot(w [3]float64) [9]float64 {
 		k[1]*k[0]*v + k[2]*s, c + k[1]*k[1]*v, k[1]*k[2]*v - k[0]*s,
 		k[2]*k[0]*v - k[1]*s, k[2]*k[1]*v + k[0]*s, c + k[2]*k[2]*v,
 	}
-}
-
-func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func dot(a, b [3]float64) float64    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func norm(a [3]float64) float64      { return math.Sqrt(dot(a, a)) }
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"github.com/clearmatch/clearmatch/internal/testenv"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
 func sharedDatasets(t *testing.T) string {

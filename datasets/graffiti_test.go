@@ -2,12 +2,13 @@ package datasets
 
 import (
 	"fmt"
-	"github.com/clearmatch/clearmatch/internal/testenv"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
 func writeGraffiti(t *testing.T, h func(k int) string) string {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // HotelFrames and HotelLandmarks are the size of the CMU Hotel benchmark.
@@ -20,15 +22,12 @@ const (
 	HotelLandmarks = 30
 )
 
-// Point is a position in 0-based pixel coordinates.
-type Point struct{ X, Y float64 }
-
 // HotelFrame is one frame of the Hotel sequence: its image file and its
 // landmarks, in the order of the labelling file (line r is landmark r in
 // every frame, which is the ground truth).
 type HotelFrame struct {
 	Image     string // path of hotel.seq{k-1}.png
-	Landmarks []Point
+	Landmarks []geom.Point
 }
 
 // LoadHotel reads the Hotel benchmark from dir (the cmu-hotel folder):
@@ -52,13 +51,13 @@ func LoadHotel(dir string) ([]HotelFrame, error) {
 }
 
 // readPoints reads want lines of "x y" (1-based) and returns 0-based points.
-func readPoints(path string, want int) ([]Point, error) {
+func readPoints(path string, want int) ([]geom.Point, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("hotel: %w", err)
 	}
 	defer f.Close()
-	var pts []Point
+	var pts []geom.Point
 	sc := bufio.NewScanner(f)
 	ln := 0
 	for sc.Scan() {
@@ -79,7 +78,7 @@ func readPoints(path string, want int) ([]Point, error) {
 			}
 			xy[i] = v
 		}
-		pts = append(pts, Point{X: xy[0] - 1, Y: xy[1] - 1})
+		pts = append(pts, geom.Point{X: xy[0] - 1, Y: xy[1] - 1})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

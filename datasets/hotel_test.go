@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // writeHotel makes a miniature Hotel tree: all frames present (empty image
@@ -37,7 +39,7 @@ func TestLoadHotel(t *testing.T) {
 		t.Fatalf("frames %d, first %s", len(frames), frames[0].Image)
 	}
 	// hotel1.txt belongs to hotel.seq0.png; 1-based (10, 21) is 0-based (9, 20).
-	if p := frames[0].Landmarks[0]; p != (Point{9, 20}) {
+	if p := frames[0].Landmarks[0]; p != (geom.Point{X: 9, Y: 20}) {
 		t.Errorf("first landmark %v, want {9 20}", p)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/disintegration/imaging"
 )
 
@@ -20,7 +21,7 @@ var (
 // the right image; Good colours it green, otherwise red, unless Color is
 // set (not zero).
 type Line struct {
-	A, B  Point
+	A, B  geom.Point
 	Good  bool
 	Color color.NRGBA
 }
@@ -56,7 +57,7 @@ func PairOverlay(left, right image.Image, lines []Line) *image.NRGBA {
 
 // ItemOverlay draws each point with the colour of its item (item < 0: not
 // drawn), the same colour for the same item in every image.
-func ItemOverlay(img image.Image, pts []Point, item []int) *image.NRGBA {
+func ItemOverlay(img image.Image, pts []geom.Point, item []int) *image.NRGBA {
 	dst := imaging.AdjustBrightness(imaging.Grayscale(img), -25)
 	for i, p := range pts {
 		if item[i] < 0 {

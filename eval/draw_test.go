@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
@@ -74,14 +76,14 @@ func checkGolden(t *testing.T, name string, img image.Image) {
 
 func TestPairOverlayGolden(t *testing.T) {
 	lines := []Line{
-		{A: Point{X: 10, Y: 10}, B: Point{X: 14, Y: 12}, Good: true},
-		{A: Point{X: 40, Y: 30}, B: Point{X: 44, Y: 31}, Good: true},
-		{A: Point{X: 20, Y: 40}, B: Point{X: 50, Y: 5}, Good: false},
+		{A: geom.Point{X: 10, Y: 10}, B: geom.Point{X: 14, Y: 12}, Good: true},
+		{A: geom.Point{X: 40, Y: 30}, B: geom.Point{X: 44, Y: 31}, Good: true},
+		{A: geom.Point{X: 20, Y: 40}, B: geom.Point{X: 50, Y: 5}, Good: false},
 	}
 	checkGolden(t, "pair_golden.png", PairOverlay(scene(64, 48, 0), scene(64, 48, 4), lines))
 }
 
 func TestItemOverlayGolden(t *testing.T) {
-	pts := []Point{{X: 8, Y: 8}, {X: 30, Y: 20}, {X: 50, Y: 40}, {X: 12, Y: 36}}
+	pts := []geom.Point{{X: 8, Y: 8}, {X: 30, Y: 20}, {X: 50, Y: 40}, {X: 12, Y: 36}}
 	checkGolden(t, "items_golden.png", ItemOverlay(scene(64, 48, 0), pts, []int{0, 1, 2, -1}))
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -25,7 +26,7 @@ func TrueFundamental(ci, cj Camera, wi, wj int) ([9]float64, error) {
 	}
 	ki, kj := scaleK(ci.K, float64(wi)/float64(ci.Width)), scaleK(cj.K, float64(wj)/float64(cj.Width))
 	// x_cam = R (X − C): relative pose R = Rj Riᵀ, t = Rj (Ci − Cj).
-	r := pairwise.Mul3(flat(cj.R), pairwise.Transpose3(flat(ci.R)))
+	r := geom.Mul3(flat(cj.R), geom.Transpose3(flat(ci.R)))
 	var t [3]float64
 	for a := 0; a < 3; a++ {
 		for b := 0; b < 3; b++ {
@@ -33,13 +34,13 @@ func TrueFundamental(ci, cj Camera, wi, wj int) ([9]float64, error) {
 		}
 	}
 	tx := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
-	e := pairwise.Mul3(tx, r)
-	kiInv, ok1 := pairwise.Inverse3(ki)
-	kjInv, ok2 := pairwise.Inverse3(kj)
+	e := geom.Mul3(tx, r)
+	kiInv, ok1 := geom.Inverse3(ki)
+	kjInv, ok2 := geom.Inverse3(kj)
 	if !ok1 || !ok2 {
 		return [9]float64{}, fmt.Errorf("K is singular")
 	}
-	return pairwise.Mul3(pairwise.Transpose3(kjInv), pairwise.Mul3(e, kiInv)), nil
+	return geom.Mul3(geom.Transpose3(kjInv), geom.Mul3(e, kiInv)), nil
 }
 
 func scaleK(k [3][3]float64, s float64) [9]float64 {
@@ -79,7 +80,7 @@ type StageScore struct {
 // ScoreStages scores each stage's matches: points[i] are image i's
 // keypoints, truth(i, j) the true fundamental matrix of the pair (ok false
 // leaves the pair out, as a pair without ground truth).
-func ScoreStages(stages []StageMatches, points [][]Point, truth func(i, j int) ([9]float64, bool)) []StageScore {
+func ScoreStages(stages []StageMatches, points [][]geom.Point, truth func(i, j int) ([9]float64, bool)) []StageScore {
 	type key struct{ i, j, a, b int }
 	var prev map[key]bool
 	out := make([]StageScore, 0, len(stages))
@@ -93,7 +94,7 @@ func ScoreStages(stages []StageMatches, points [][]Point, truth func(i, j int) (
 				continue
 			}
 			for _, m := range ms {
-				e := pairwise.SampsonError(f, pairwise.Point(points[p[0]][m[0]]), pairwise.Point(points[p[1]][m[1]]))
+				e := pairwise.SampsonError(f, geom.Point(points[p[0]][m[0]]), geom.Point(points[p[1]][m[1]]))
 				errs = append(errs, e)
 				sc.Matches++
 				if e <= 1 {

@@ -14,9 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // SfM evaluation: a reconstruction's cameras against ground-truth cameras,
@@ -546,7 +545,7 @@ func ReadStrechaCameras(dir string) (map[string]Camera, error) {
 		if c.K[0][0] <= 0 || c.K[1][1] <= 0 || c.K[2][2] != 1 || c.Width <= 0 || c.Height <= 0 || float64(c.Width) != v[24] || float64(c.Height) != v[25] {
 			return nil, fmt.Errorf("%s: K (fx, fy > 0, last row 0 0 1) or the size %g×%g is not valid", path, v[24], v[25])
 		}
-		if d := det3(c.R); math.Abs(d-1) > 1e-3 {
+		if d := geom.Det3(flat3(c.R)); math.Abs(d-1) > 1e-3 {
 			return nil, fmt.Errorf("%s: R is not a rotation (determinant %g)", path, d)
 		}
 		out[strings.TrimSuffix(e.Name(), ".camera")] = c
@@ -555,10 +554,6 @@ func ReadStrechaCameras(dir string) (map[string]Camera, error) {
 		return nil, fmt.Errorf("%s: no .camera files", dir)
 	}
 	return out, nil
-}
-
-func det3(a [3][3]float64) float64 {
-	return a[0][0]*(a[1][1]*a[2][2]-a[1][2]*a[2][1]) - a[0][1]*(a[1][0]*a[2][2]-a[1][2]*a[2][0]) + a[0][2]*(a[1][0]*a[2][1]-a[1][1]*a[2][0])
 }
 
 // Similarity maps x to S·R·x + T.
@@ -580,11 +575,11 @@ func (s Similarity) Apply(x [3]float64) [3]float64 {
 	return y
 }
 
-// nearestRotation returns U·diag(sgn)·Vᵀ from the SVD U·Σ·Vᵀ of a 3×3
+// umeyamaRotation returns U·diag(sgn)·Vᵀ from the SVD U·Σ·Vᵀ of a 3×3
 // matrix, sgn (1, 1, ±1) making it a rotation: the rotation nearest to
 // the matrix (or, for a covariance, the one that best maps one set onto
 // the other).
-func nearestRotation(u, v *mat.Dense) (r [3][3]float64, sgn [3]float64) {
+func umeyamaRotation(u, v *mat.Dense) (r [3][3]float64, sgn [3]float64) {
 	sgn = [3]float64{1, 1, 1}
 	if mat.Det(u)*mat.Det(v) < 0 {
 		sgn[2] = -1
@@ -641,7 +636,7 @@ func Umeyama(src, dst [][3]float64) (Similarity, error) {
 	}
 	var s Similarity
 	var sgn [3]float64
-	s.R, sgn = nearestRotation(&u, &v)
+	s.R, sgn = umeyamaRotation(&u, &v)
 	trace := 0.0
 	for k := 0; k < 3; k++ {
 		trace += d[k] * sgn[k]
@@ -807,8 +802,8 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 		d := math.Sqrt(sq(p[0]-dst[i][0]) + sq(p[1]-dst[i][1]) + sq(p[2]-dst[i][2]))
 		// The model's rotation in the ground truth's world: R_m·Rsᵀ; its
 		// error against R_gt is the angle of R_m·Rsᵀ·R_gtᵀ.
-		e := pairwise.Mul3(pairwise.Mul3(flat(m.Cameras[n].R), pairwise.Transpose3(flat(sim.R))), pairwise.Transpose3(flat(gt[n].R)))
-		ang := rotationAngle(e)
+		e := geom.Mul3(geom.Mul3(flat(m.Cameras[n].R), geom.Transpose3(flat(sim.R))), geom.Transpose3(flat(gt[n].R)))
+		ang := geom.RotationAngle(e)
 		pos, rot = append(pos, d), append(rot, ang)
 		r.PerImage = append(r.PerImage, ImageError{Name: n, Position: d, Rotation: ang})
 	}
@@ -819,9 +814,9 @@ func EvaluateSfM(m *Model, gt map[string]Camera) (*SfMReport, error) {
 		for _, b := range reg[i+1:] {
 			ma, mb, ga, gb := m.Cameras[a], m.Cameras[b], gt[a], gt[b]
 			// (R_b·R_aᵀ)·(G_b·G_aᵀ)ᵀ
-			mr := pairwise.Mul3(flat(mb.R), pairwise.Transpose3(flat(ma.R)))
-			gr := pairwise.Mul3(flat(gb.R), pairwise.Transpose3(flat(ga.R)))
-			relRot = append(relRot, rotationAngle(pairwise.Mul3(mr, pairwise.Transpose3(gr))))
+			mr := geom.Mul3(flat(mb.R), geom.Transpose3(flat(ma.R)))
+			gr := geom.Mul3(flat(gb.R), geom.Transpose3(flat(ga.R)))
+			relRot = append(relRot, geom.RotationAngle(geom.Mul3(mr, geom.Transpose3(gr))))
 			// Coincident centres have no direction: such a pair counts
 			// in the rotations only.
 			if ang, ok := vectorAngle(direction(mb, ma.C), direction(gb, ga.C)); ok {
@@ -848,7 +843,7 @@ func splitRotation(m *Model, gt map[string]Camera, reg []string, sim Similarity)
 	w := make([][9]float64, len(reg))
 	sum := mat.NewDense(3, 3, nil)
 	for i, n := range reg {
-		w[i] = pairwise.Mul3(pairwise.Transpose3(flat(gt[n].R)), pairwise.Mul3(flat(m.Cameras[n].R), pairwise.Transpose3(flat(sim.R))))
+		w[i] = geom.Mul3(geom.Transpose3(flat(gt[n].R)), geom.Mul3(flat(m.Cameras[n].R), geom.Transpose3(flat(sim.R))))
 		for k := 0; k < 9; k++ {
 			sum.Set(k/3, k%3, sum.At(k/3, k%3)+w[i][k])
 		}
@@ -860,13 +855,13 @@ func splitRotation(m *Model, gt map[string]Camera, reg []string, sim Similarity)
 	var u, v mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&v)
-	qr, _ := nearestRotation(&u, &v)
+	qr, _ := umeyamaRotation(&u, &v)
 	q := flat(qr)
 	rest := make([]float64, len(reg))
 	for i := range w {
-		rest[i] = rotationAngle(pairwise.Mul3(w[i], pairwise.Transpose3(q)))
+		rest[i] = geom.RotationAngle(geom.Mul3(w[i], geom.Transpose3(q)))
 	}
-	return rotationAngle(q), summarize(rest)
+	return geom.RotationAngle(q), summarize(rest)
 }
 
 // intrinsicsError compares the intrinsics of the registered images reg.
@@ -889,15 +884,6 @@ func intrinsicsError(m *Model, gt map[string]Camera, reg []string) *IntrinsicsEr
 		centre = append(centre, math.Hypot(float64(in.Width)/2-cx, float64(in.Height)/2-cy))
 	}
 	return &IntrinsicsError{Images: len(focal), Focal: summarize(focal), PrincipalPoint: summarize(pp), Centre: summarize(centre)}
-}
-
-// rotationAngle is the angle of rotation matrix e (row-major), in degrees,
-// from its trace and its skew part: atan2 keeps small angles exact, where
-// acos of the trace is not.
-func rotationAngle(e [9]float64) float64 {
-	sin := math.Sqrt(sq(e[7]-e[5])+sq(e[2]-e[6])+sq(e[3]-e[1])) / 2
-	cos := (e[0] + e[4] + e[8] - 1) / 2
-	return math.Atan2(sin, cos) * 180 / math.Pi
 }
 
 // direction is c − cam.C in cam's frame: cam.R·(c − cam.C).
@@ -928,5 +914,10 @@ func sq(x float64) float64 { return x * x }
 
 // flat is a 3×3 matrix row-major, as pairwise's Mul3 and Transpose3 take it.
 func flat(a [3][3]float64) [9]float64 {
+	return [9]float64{a[0][0], a[0][1], a[0][2], a[1][0], a[1][1], a[1][2], a[2][0], a[2][1], a[2][2]}
+}
+
+// flat3 is a row-major copy of a.
+func flat3(a [3][3]float64) [9]float64 {
 	return [9]float64{a[0][0], a[0][1], a[0][2], a[1][0], a[1][1], a[1][2], a[2][0], a[2][1], a[2][2]}
 }

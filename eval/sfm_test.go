@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // rotation returns the rotation of angle a (radians) about axis (x, y, z).
@@ -506,7 +508,7 @@ func TestTrueFundamental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	project := func(c Camera, x [3]float64) Point {
+	project := func(c Camera, x [3]float64) geom.Point {
 		var p [3]float64
 		for a := 0; a < 3; a++ {
 			for b := 0; b < 3; b++ {
@@ -515,9 +517,9 @@ func TestTrueFundamental(t *testing.T) {
 		}
 		// K at half size, pixel centres at integers.
 		s := 0.5
-		return Point{X: (k[0][0]*p[0]/p[2]+k[0][2]+0.5)*s - 0.5, Y: (k[1][1]*p[1]/p[2]+k[1][2]+0.5)*s - 0.5}
+		return geom.Point{X: (k[0][0]*p[0]/p[2]+k[0][2]+0.5)*s - 0.5, Y: (k[1][1]*p[1]/p[2]+k[1][2]+0.5)*s - 0.5}
 	}
-	var pi, pj []Point
+	var pi, pj []geom.Point
 	for n := 0; n < 20; n++ {
 		x := [3]float64{float64(n%5) - 2, float64(n/5) - 1.5, 8 + float64(n%3)}
 		pi, pj = append(pi, project(ci, x)), append(pj, project(cj, x))
@@ -535,7 +537,7 @@ func TestTrueFundamental(t *testing.T) {
 		}
 	}
 	truth := func(i, j int) ([9]float64, bool) { return f, true }
-	sc := ScoreStages([]StageMatches{{"all", map[[2]int][][2]int{{0, 1}: all}}, {"most", map[[2]int][][2]int{{0, 1}: most}}}, [][]Point{pi, pj}, truth)
+	sc := ScoreStages([]StageMatches{{"all", map[[2]int][][2]int{{0, 1}: all}}, {"most", map[[2]int][][2]int{{0, 1}: most}}}, [][]geom.Point{pi, pj}, truth)
 	if a := sc[0]; a.Matches != 20 || a.Within1 != 19 || a.Within2 != 19 || a.Within4 != 20 || a.MedianError > 1e-6 {
 		t.Errorf("all: %+v", a)
 	}

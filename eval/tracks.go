@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -94,7 +95,7 @@ func TrueProjections(gt map[string]Camera, names []string, widths []int) (proj f
 // are image i's keypoints, proj(i) image i's true projection matrix (ok
 // false: the image has no ground truth, and tracks through it are left
 // out).
-func ScoreTracks(stages []StageMatches, points [][]Point, proj func(i int) ([12]float64, bool)) []TrackScore {
+func ScoreTracks(stages []StageMatches, points [][]geom.Point, proj func(i int) ([12]float64, bool)) []TrackScore {
 	out := make([]TrackScore, 0, len(stages))
 	for _, st := range stages {
 		out = append(out, scoreTracks(st, points, proj))
@@ -104,7 +105,7 @@ func ScoreTracks(stages []StageMatches, points [][]Point, proj func(i int) ([12]
 
 type obs struct{ img, kp int }
 
-func scoreTracks(st StageMatches, points [][]Point, proj func(i int) ([12]float64, bool)) TrackScore {
+func scoreTracks(st StageMatches, points [][]geom.Point, proj func(i int) ([12]float64, bool)) TrackScore {
 	sc := TrackScore{Stage: st.Name}
 	parent := map[obs]obs{}
 	var find func(x obs) obs
@@ -204,7 +205,7 @@ func scoreTracks(st StageMatches, points [][]Point, proj func(i int) ([12]float6
 // reprojection error) and returns the largest distance, in pixels, from
 // an observation to the point's projection; +Inf when the point is
 // behind a camera or at infinity.
-func worstResidual(t []obs, points [][]Point, proj func(i int) ([12]float64, bool)) float64 {
+func worstResidual(t []obs, points [][]geom.Point, proj func(i int) ([12]float64, bool)) float64 {
 	ps := make([][12]float64, len(t))
 	for r, o := range t {
 		ps[r], _ = proj(o.img)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // ExampleScoreTracks scores the track three views' matches chain into:
@@ -15,7 +16,7 @@ func ExampleScoreTracks() {
 	k := [3][3]float64{{1000, 0, 500}, {0, 1000, 400}, {0, 0, 1}}
 	id := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 	var projs [][12]float64
-	var points [][]eval.Point
+	var points [][]geom.Point
 	for i, x := range []float64{-1, 0, 1} {
 		p, err := eval.TrueProjection(eval.Camera{R: id, C: [3]float64{x, 0, 0}, K: k, Width: 1000, Height: 800}, 1000)
 		if err != nil {
@@ -24,11 +25,11 @@ func ExampleScoreTracks() {
 		}
 		projs = append(projs, p)
 		// (0, 0, 10) projects to (500 - 100 x, 400).
-		pt := eval.Point{X: 500 - 100*x, Y: 400}
+		pt := geom.Point{X: 500 - 100*x, Y: 400}
 		if i == 2 {
 			pt.Y += 4.5
 		}
-		points = append(points, []eval.Point{pt})
+		points = append(points, []geom.Point{pt})
 	}
 	stage := eval.StageMatches{Name: "exported", Pairs: map[[2]int][][2]int{{0, 1}: {{0, 0}}, {1, 2}: {{0, 0}}}}
 	sc := eval.ScoreTracks([]eval.StageMatches{stage}, points, func(i int) ([12]float64, bool) { return projs[i], true })

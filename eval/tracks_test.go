@@ -3,6 +3,8 @@ package eval
 import (
 	"math"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // TestScoreTracks: tracks chained from three views' matches, scored under
@@ -27,16 +29,16 @@ func TestScoreTracks(t *testing.T) {
 		}
 		ps[i] = p
 	}
-	project := func(i int, x [3]float64) Point {
+	project := func(i int, x [3]float64) geom.Point {
 		p := ps[i]
 		var h [3]float64
 		for a := 0; a < 3; a++ {
 			h[a] = p[4*a]*x[0] + p[4*a+1]*x[1] + p[4*a+2]*x[2] + p[4*a+3]
 		}
-		return Point{X: h[0] / h[2], Y: h[1] / h[2]}
+		return geom.Point{X: h[0] / h[2], Y: h[1] / h[2]}
 	}
 	const n = 10
-	points := make([][]Point, 3)
+	points := make([][]geom.Point, 3)
 	for m := 0; m < n; m++ {
 		x := [3]float64{float64(m%5) - 2, float64(m/5) - 0.5, 8 + float64(m%3)}
 		for i := range points {

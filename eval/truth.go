@@ -4,12 +4,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/clearmatch/clearmatch/datasets"
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/geom"
 )
-
-// Point is a feature position in 0-based pixel coordinates.
-type Point = datasets.Point
 
 // Mapper maps a point of image i to image j; ok is false when it has no
 // image there.
@@ -41,7 +37,7 @@ type HomographyTruth struct {
 //     members and at most one feature per image, so the truth is cycle
 //     consistent; all other features are dropped (the paper keeps only
 //     features whose association is cycle consistent across all images).
-func HomographyGroundTruth(pts [][]Point, h Mapper, tol float64) HomographyTruth {
+func HomographyGroundTruth(pts [][]geom.Point, h Mapper, tol float64) HomographyTruth {
 	n := len(pts)
 	off := make([]int, n+1)
 	for i, p := range pts {
@@ -63,12 +59,8 @@ func HomographyGroundTruth(pts [][]Point, h Mapper, tol float64) HomographyTruth
 	var edges []edge
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			pj := make([]pairwise.Point, len(pts[j]))
-			for k, p := range pts[j] {
-				pj[k] = pairwise.Point(p)
-			}
 			// Cells of at least a pixel: any side finds the same points.
-			grid := pairwise.NewGrid(pj, max(tol, 1))
+			grid := geom.NewGrid(pts[j], max(tol, 1))
 			type cand struct {
 				d    float64
 				a, b int

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 func identity(i, j int, x, y float64) (float64, float64, bool) { return x, y, true }
 
 func TestHomographyGroundTruth(t *testing.T) {
-	pts := [][]Point{
+	pts := [][]geom.Point{
 		{{X: 0, Y: 0}, {X: 10, Y: 10}, {X: 20, Y: 20}},
 		{{X: 0.5, Y: 0}, {X: 10, Y: 11.5}, {X: 50, Y: 50}},
 		{{X: 0, Y: 0.5}, {X: 30, Y: 30}},
@@ -25,14 +26,14 @@ func TestHomographyGroundTruth(t *testing.T) {
 	}
 
 	// A path a–b–c whose ends are 3 px apart is not a clique: all dropped.
-	path := [][]Point{{{X: 0, Y: 0}}, {{X: 1.5, Y: 0}}, {{X: 3, Y: 0}}}
+	path := [][]geom.Point{{{X: 0, Y: 0}}, {{X: 1.5, Y: 0}}, {{X: 3, Y: 0}}}
 	if got := HomographyGroundTruth(path, identity, 2); len(got.Truth) != 0 {
 		t.Errorf("path kept: %+v", got)
 	}
 
 	// Greedy one-to-one with ties to the lower index: (0,0) and (2,0) are
 	// both 1 px from (1,0); (0,0) wins, (2,0) is dropped.
-	tie := [][]Point{{{X: 0, Y: 0}, {X: 2, Y: 0}}, {{X: 1, Y: 0}}}
+	tie := [][]geom.Point{{{X: 0, Y: 0}, {X: 2, Y: 0}}, {{X: 1, Y: 0}}}
 	if got := HomographyGroundTruth(tie, identity, 2); !reflect.DeepEqual(got.Keep, [][]int{{0}, {0}}) {
 		t.Errorf("tie: %+v", got)
 	}
@@ -41,7 +42,7 @@ func TestHomographyGroundTruth(t *testing.T) {
 	// image 0 (0,0), image 1 (1.5,0), image 2 (0.2,0) and (1.6,0). 0–1 match
 	// at 1.5 px, 0–2 takes (0.2,0) at 0.2 px, 1–2 takes (1.6,0) at 0.1 px:
 	// the component {0:0, 1:0, 2:0, 2:1} holds two features of image 2.
-	dup := [][]Point{{{X: 0, Y: 0}}, {{X: 1.5, Y: 0}}, {{X: 0.2, Y: 0}, {X: 1.6, Y: 0}}}
+	dup := [][]geom.Point{{{X: 0, Y: 0}}, {{X: 1.5, Y: 0}}, {{X: 0.2, Y: 0}, {X: 1.6, Y: 0}}}
 	if got := HomographyGroundTruth(dup, identity, 2); len(got.Truth) != 0 {
 		t.Errorf("two features of one image kept: %+v", got)
 	}

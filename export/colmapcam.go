@@ -12,7 +12,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -61,7 +61,7 @@ type CameraOptions struct {
 	PerImage bool
 	// Intrinsics, when known, hold every image's fx, fy, cx, cy at full
 	// resolution, clearmatch's convention (pixel centres at integers).
-	Intrinsics pairwise.Camera
+	Intrinsics geom.Intrinsics
 	// SelfCalibration, when accepted and Intrinsics are not known, starts
 	// every image's camera at its focal length, principal point and radial
 	// distortion (where the model has one), source "self-calibration",

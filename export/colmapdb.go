@@ -13,6 +13,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
@@ -95,10 +96,10 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 			h, planar = v.Matrix, true
 		}
 		if v.I > v.J {
-			mat, f = pairwise.Transpose3(mat), pairwise.Transpose3(f)
+			mat, f = geom.Transpose3(mat), geom.Transpose3(f)
 			if planar {
 				var ok bool
-				if h, ok = pairwise.Inverse3(h); !ok {
+				if h, ok = geom.Inverse3(h); !ok {
 					continue // verification never keeps a singular H
 				}
 			}
@@ -128,8 +129,8 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 	return pairs, len(ms) - kept
 }
 
-func keypointPoint(s *features.Set, k int) pairwise.Point {
-	return pairwise.Point{X: float64(s.Keypoints[k].X), Y: float64(s.Keypoints[k].Y)}
+func keypointPoint(s *features.Set, k int) geom.Point {
+	return geom.Point{X: float64(s.Keypoints[k].X), Y: float64(s.Keypoints[k].Y)}
 }
 
 // toColmapPixels re-expresses a matrix for COLMAP's pixel convention
@@ -140,9 +141,9 @@ var (
 	colmapTinv = [9]float64{1, 0, 0.5, 0, 1, 0.5, 0, 0, 1}
 )
 
-func colmapH(h [9]float64) [9]float64 { return pairwise.Mul3(colmapTinv, pairwise.Mul3(h, colmapT)) }
+func colmapH(h [9]float64) [9]float64 { return geom.Mul3(colmapTinv, geom.Mul3(h, colmapT)) }
 func colmapF(f [9]float64) [9]float64 {
-	return pairwise.Mul3(pairwise.Transpose3(colmapT), pairwise.Mul3(f, colmapT))
+	return geom.Mul3(geom.Transpose3(colmapT), geom.Mul3(f, colmapT))
 }
 
 // ColmapDatabase is everything COLMAP's database.db holds for a run.

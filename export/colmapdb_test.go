@@ -14,6 +14,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
@@ -270,12 +271,12 @@ func TestColmapCameras(t *testing.T) {
 	}{
 		{"shared by prior", CameraOptions{}, 3, []int{0, 1, 2, 2}, []float64{wantF[0], 160, 120, 0}, []bool{true, true, false}},
 		{"per image", CameraOptions{PerImage: true, Model: "PINHOLE"}, 4, []int{0, 1, 2, 3}, []float64{wantF[0], wantF[0], 160, 120}, []bool{true, true, false, false}},
-		{"intrinsics", CameraOptions{Model: "OPENCV", Intrinsics: pairwise.Camera{Fx: 300, Fy: 310, Cx: 159.5, Cy: 119.5}}, 1, []int{0, 0, 0, 0}, []float64{300, 310, 160, 120, 0, 0, 0, 0}, []bool{true}},
-		{"simple pinhole", CameraOptions{Model: "SIMPLE_PINHOLE", Intrinsics: pairwise.Camera{Fx: 300, Fy: 310, Cx: 159.5, Cy: 119.5}}, 1, []int{0, 0, 0, 0}, []float64{305, 160, 120}, []bool{true}},
+		{"intrinsics", CameraOptions{Model: "OPENCV", Intrinsics: geom.Intrinsics{Fx: 300, Fy: 310, Cx: 159.5, Cy: 119.5}}, 1, []int{0, 0, 0, 0}, []float64{300, 310, 160, 120, 0, 0, 0, 0}, []bool{true}},
+		{"simple pinhole", CameraOptions{Model: "SIMPLE_PINHOLE", Intrinsics: geom.Intrinsics{Fx: 300, Fy: 310, Cx: 159.5, Cy: 119.5}}, 1, []int{0, 0, 0, 0}, []float64{305, 160, 120}, []bool{true}},
 	}
 	// Self-calibration starts every camera at its estimate, accepted, when
 	// the images share one size and focal prior.
-	sc := &calib.Result{Accepted: true, Camera: calib.Camera{Focal: 400, Cx: 158.5, Cy: 121.5, K1: -0.01}}
+	sc := &calib.Result{Accepted: true, Camera: calib.SimpleRadial{Focal: 400, Cx: 158.5, Cy: 121.5, K1: -0.01}}
 	for _, tc := range []struct {
 		name   string
 		images []pipeline.Image
@@ -289,7 +290,7 @@ func TestColmapCameras(t *testing.T) {
 		{"self-calibration, PINHOLE", images[2:], sets[2:], CameraOptions{Model: "PINHOLE", SelfCalibration: sc}, []float64{400, 400, 159, 122}, "self-calibration"},
 		{"not accepted", images[2:], sets[2:], CameraOptions{SelfCalibration: &calib.Result{Camera: sc.Camera}}, []float64{384, 160, 120, 0}, "default"},
 		{"focal priors differ", images, sets, CameraOptions{SelfCalibration: sc}, []float64{wantF[0], 160, 120, 0}, "exif"},
-		{"intrinsics given", images[2:], sets[2:], CameraOptions{Model: "PINHOLE", Intrinsics: pairwise.Camera{Fx: 300, Fy: 310, Cx: 159.5, Cy: 119.5}, SelfCalibration: sc}, []float64{300, 310, 160, 120}, "intrinsics"},
+		{"intrinsics given", images[2:], sets[2:], CameraOptions{Model: "PINHOLE", Intrinsics: geom.Intrinsics{Fx: 300, Fy: 310, Cx: 159.5, Cy: 119.5}, SelfCalibration: sc}, []float64{300, 310, 160, 120}, "intrinsics"},
 	} {
 		cams, _, err := ColmapCameras(tc.images, tc.sets, tc.opts)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"sort"
 
-	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // ColmapMatches is what an SfM engine builds its tracks from in a COLMAP
@@ -22,7 +22,7 @@ type ColmapMatches struct {
 	// coordinates less 0.5).
 	Names  []string
 	Widths []int
-	Points [][]eval.Point
+	Points [][]geom.Point
 	// Pairs maps image indices (i < j) to keypoint index pairs (in i, in j).
 	Pairs map[[2]int][][2]int
 }
@@ -106,7 +106,7 @@ func ReadColmapMatches(path string) (*ColmapMatches, error) {
 	if len(cm.Names) == 0 {
 		return nil, fail("no images")
 	}
-	cm.Points = make([][]eval.Point, len(cm.Names))
+	cm.Points = make([][]geom.Point, len(cm.Names))
 	if err := each("keypoints", `SELECT image_id, rows, cols, data FROM keypoints`, func(scan func(...any) error) error {
 		var id, n, cols int64
 		var data []byte
@@ -164,14 +164,14 @@ func closeRows(rows *sql.Rows) error {
 
 // decodeKeypoints reads n keypoints of cols floats (2, 4 or 6: x, y
 // first, COLMAP's pixel convention) from a keypoints blob.
-func decodeKeypoints(n, cols int64, data []byte) ([]eval.Point, error) {
+func decodeKeypoints(n, cols int64, data []byte) ([]geom.Point, error) {
 	if n < 0 || (cols != 2 && cols != 4 && cols != 6) {
 		return nil, fmt.Errorf("%d rows of %d columns: want 2, 4 or 6 columns", n, cols)
 	}
 	if n > int64(len(data)) || int64(len(data)) != 4*n*cols { // n first: 4·n·cols must not overflow
 		return nil, fmt.Errorf("%d rows of %d floats in %d bytes", n, cols, len(data))
 	}
-	pts := make([]eval.Point, n)
+	pts := make([]geom.Point, n)
 	for k := range pts {
 		o := 4 * cols * int64(k)
 		x := math.Float32frombits(binary.LittleEndian.Uint32(data[o:]))
@@ -179,7 +179,7 @@ func decodeKeypoints(n, cols int64, data []byte) ([]eval.Point, error) {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) || math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
 			return nil, fmt.Errorf("keypoint %d is not finite", k)
 		}
-		pts[k] = eval.Point{X: float64(x) - 0.5, Y: float64(y) - 0.5}
+		pts[k] = geom.Point{X: float64(x) - 0.5, Y: float64(y) - 0.5}
 	}
 	return pts, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // TestReadColmapMatches: what Write puts in a database comes back: names,
@@ -30,7 +30,7 @@ func TestReadColmapMatches(t *testing.T) {
 	}
 	for i, s := range res.Sets {
 		for k, kp := range s.Keypoints {
-			if got := cm.Points[i][k]; got != (eval.Point{X: float64(kp.X), Y: float64(kp.Y)}) {
+			if got := cm.Points[i][k]; got != (geom.Point{X: float64(kp.X), Y: float64(kp.Y)}) {
 				t.Errorf("image %d keypoint %d: %v, want (%v, %v)", i, k, got, kp.X, kp.Y)
 			}
 		}

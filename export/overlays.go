@@ -12,6 +12,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
@@ -56,9 +57,9 @@ func (o *Overlays) Write(ctx context.Context, dir string) error {
 	}
 	// Pictures and points are in the frame a viewer shows (the EXIF
 	// orientation applied), as tracks.json reports them.
-	pts := func(i int) []eval.Point {
+	pts := func(i int) []geom.Point {
 		s := o.Sets[i]
-		p := make([]eval.Point, s.Len())
+		p := make([]geom.Point, s.Len())
 		for k := range p {
 			p[k].X, p[k].Y = s.DisplayPoint(k)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 )
 
@@ -140,7 +141,7 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 // is an OpenCV keypoint of size 2σ = 20) and the orientation is computed
 // from the image (see orientation.go). The descriptor is taken from the
 // scale-space octave and layer that hold σ, as VLFeat does.
-func ExtractAt(name string, data []byte, pts []Point, sigma float64, rootSIFT bool) (*Set, error) {
+func ExtractAt(name string, data []byte, pts []geom.Point, sigma float64, rootSIFT bool) (*Set, error) {
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("features: scale %v is not positive", sigma)
 	}

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/clearmatch/clearmatch/internal/testenv"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -17,6 +16,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/internal/testenv"
 
 	"github.com/clearmatch/clearmatch/datasets"
 )
@@ -41,9 +43,9 @@ func hotelDescriptors(t *testing.T, f datasets.HotelFrame) *Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts := make([]Point, len(f.Landmarks))
+	pts := make([]geom.Point, len(f.Landmarks))
 	for i, p := range f.Landmarks {
-		pts[i] = Point{p.X, p.Y}
+		pts[i] = geom.Point{X: p.X, Y: p.Y}
 	}
 	s, err := ExtractAt(filepath.Base(f.Image), data, pts, 10, false)
 	if err != nil {
@@ -122,7 +124,7 @@ func TestExtractAtHotel(t *testing.T) {
 			}
 		}
 	}
-	if _, err := ExtractAt("x.png", readData(t, "cmu-hotel/hotel.seq0.png"), []Point{{X: -1, Y: 5}}, 10, false); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, err := ExtractAt("x.png", readData(t, "cmu-hotel/hotel.seq0.png"), []geom.Point{{X: -1, Y: 5}}, 10, false); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("point outside the image: %v", err)
 	}
 }

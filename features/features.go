@@ -14,9 +14,6 @@ import (
 	"github.com/clearmatch/clearmatch/imagefile"
 )
 
-// Point is a position in 0-based pixel coordinates.
-type Point struct{ X, Y float64 }
-
 // ErrDecode reports a file that is not a readable image (imagefile's).
 var ErrDecode = imagefile.ErrDecode
 

@@ -13,13 +13,14 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 var _ pairwise.Estimator = CVEstimator{}
 
 // Estimate implements pairwise.Estimator.
-func (e CVEstimator) Estimate(kind pairwise.ModelKind, a, b []pairwise.Point, threshold float64) ([9]float64, []bool, bool, error) {
+func (e CVEstimator) Estimate(kind pairwise.ModelKind, a, b []geom.Point, threshold float64) ([9]float64, []bool, bool, error) {
 	var model [9]float64
 	n := len(a)
 	var ck C.int

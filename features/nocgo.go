@@ -5,6 +5,7 @@ package features
 import (
 	"context"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -25,7 +26,7 @@ func SetNumThreads(int) {}
 func Extract(name string, data []byte, opts Options) (*Set, error) { return nil, ErrNoOpenCV }
 
 // ExtractAt needs OpenCV.
-func ExtractAt(name string, data []byte, pts []Point, sigma float64, rootSIFT bool) (*Set, error) {
+func ExtractAt(name string, data []byte, pts []geom.Point, sigma float64, rootSIFT bool) (*Set, error) {
 	return nil, ErrNoOpenCV
 }
 
@@ -54,6 +55,6 @@ func (BLASMatcher) Nearest2Mutual(query, train []float32, dim int) ([]pairwise.N
 }
 
 // Estimate needs OpenCV.
-func (CVEstimator) Estimate(kind pairwise.ModelKind, a, b []pairwise.Point, threshold float64) ([9]float64, []bool, bool, error) {
+func (CVEstimator) Estimate(kind pairwise.ModelKind, a, b []geom.Point, threshold float64) ([9]float64, []bool, bool, error) {
 	return [9]float64{}, nil, false, ErrNoOpenCV
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // Track completion adds to tracks the observations that matching missed:
@@ -148,7 +150,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			continue
 		}
 		fs[[2]int{v.I, v.J}] = v.F
-		fs[[2]int{v.J, v.I}] = Transpose3(v.F)
+		fs[[2]int{v.J, v.I}] = geom.Transpose3(v.F)
 		adj[v.I] = append(adj[v.I], v.J)
 		adj[v.J] = append(adj[v.J], v.I)
 	}
@@ -184,10 +186,10 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			tracks[t] = append(tracks[t], obs{i, g - off[i]})
 		}
 	}
-	grids := make([]*grid, n)
-	gridOf := func(i int) *grid {
+	grids := make([]*geom.Grid, n)
+	gridOf := func(i int) *geom.Grid {
 		if grids[i] == nil {
-			grids[i] = newGrid(views[i].Points, 8)
+			grids[i] = geom.NewGrid(views[i].Points, 8)
 		}
 		return grids[i]
 	}
@@ -239,7 +241,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			type line struct {
 				l  [3]float64
 				f  [9]float64
-				at Point
+				at geom.Point
 			}
 			var ls []line
 			for _, ob := range tr {
@@ -272,7 +274,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 			}
 			r := thr / best * 1.5
 			var cands []int32
-			gridOf(c).near(px, py, r, func(k int32) {
+			gridOf(c).Near(px, py, r, func(k int32) {
 				if inTrack[off[c]+int(k)] {
 					return
 				}

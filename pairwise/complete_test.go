@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // completeScene is three views of random points: cameras looking down +z
@@ -58,7 +60,7 @@ func newCompleteScene(n int, centres [3][3]float64, yaw [3]float64, descNoise fl
 			for r := range 3 {
 				y[r] = rs[v][3*r]*x[0] + rs[v][3*r+1]*x[1] + rs[v][3*r+2]*x[2] + ts[v][r]
 			}
-			s.views[v].Points = append(s.views[v].Points, Point{f*y[0]/y[2] + cx, f*y[1]/y[2] + cy})
+			s.views[v].Points = append(s.views[v].Points, geom.Point{X: f*y[0]/y[2] + cx, Y: f*y[1]/y[2] + cy})
 			for d := range completeDim {
 				noise := 0.0
 				if v == 2 {
@@ -71,15 +73,15 @@ func newCompleteScene(n int, centres [3][3]float64, yaw [3]float64, descNoise fl
 	for v := range s.views {
 		s.views[v].PixelScale = 1
 	}
-	kinv, _ := Inverse3(kk)
+	kinv, _ := geom.Inverse3(kk)
 	fund := func(a, c int) [9]float64 { // x_cᵀ F x_a = 0
-		rel := Mul3(rs[c], Transpose3(rs[a]))
+		rel := geom.Mul3(rs[c], geom.Transpose3(rs[a]))
 		var t [3]float64
 		for r := range 3 {
 			t[r] = ts[c][r] - (rel[3*r]*ts[a][0] + rel[3*r+1]*ts[a][1] + rel[3*r+2]*ts[a][2])
 		}
 		tx := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
-		return Mul3(Transpose3(kinv), Mul3(Mul3(tx, rel), kinv))
+		return geom.Mul3(geom.Transpose3(kinv), geom.Mul3(geom.Mul3(tx, rel), kinv))
 	}
 	matches := make([]Match, 40) // only their number counts here
 	for _, p := range [][2]int{{0, 1}, {0, 2}, {1, 2}} {

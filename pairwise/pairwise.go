@@ -1,8 +1,20 @@
-// Package pairwise matches the features of image pairs with Lowe's ratio
-// test and builds the aggregate association of all pairs, the input of
-// CLEAR. It is pure Go; the nearest-neighbour search is a Matcher, so an
-// BLAS matcher (features.BLASMatcher), OpenCV's (features.CVMatcher) and
-// the exact pure-Go BruteForce can be swapped.
+// Package pairwise matches and verifies image pairs:
+//
+//   - MatchAll / MatchAllFunc: Lowe's ratio test on the pairs chosen, the
+//     nearest neighbours found by a Matcher (the BLAS matcher
+//     features.BLASMatcher, OpenCV's features.CVMatcher, or the exact
+//     pure-Go BruteForce, which give the same answer);
+//   - Verify: two-view geometry per pair (homography, fundamental or, with
+//     intrinsics, essential matrix, fitted by an Estimator such as OpenCV's
+//     MAGSAC++), the inliers kept and optionally guided matches added;
+//   - Refit, FitBaseline, RelativePose: a verified pair's model refitted to
+//     given matches, or its rotation and baseline;
+//   - CompleteTracks: keypoints that join a track by epipolar transfer;
+//   - Problem: every pair's matches as CLEAR's association problem.
+//
+// It is pure Go; the geometry it builds on (points, intrinsics, 3×3
+// matrices) is package geom. Every function is deterministic: the same
+// pairs and options give the same output on any number of workers.
 package pairwise
 
 import (

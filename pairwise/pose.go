@@ -2,6 +2,8 @@ package pairwise
 
 import (
 	"math"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // RelativePose returns the rotation R and unit baseline t of an essential
@@ -10,17 +12,17 @@ import (
 // decompositions, the one that puts the most matches a ↔ b (pixels of the
 // cameras ci and cj) in front of both cameras. ok is false when e is
 // degenerate, a camera is unknown or no match lies in front of both.
-func RelativePose(e [9]float64, a, b []Point, ci, cj Camera) (R [9]float64, t [3]float64, ok bool) {
+func RelativePose(e [9]float64, a, b []geom.Point, ci, cj geom.Intrinsics) (R [9]float64, t [3]float64, ok bool) {
 	if len(a) != len(b) || !ci.Known() || !cj.Known() {
 		return R, t, false
 	}
-	U, s, V, ok := svd3(e)
+	U, s, V, ok := geom.SVD3(e)
 	if !ok || s[0] == 0 {
 		return R, t, false
 	}
 	W := [9]float64{0, -1, 0, 1, 0, 0, 0, 0, 1}
-	Vt := Transpose3(V)
-	rs := [2][9]float64{Mul3(U, Mul3(W, Vt)), Mul3(U, Mul3(Transpose3(W), Vt))}
+	Vt := geom.Transpose3(V)
+	rs := [2][9]float64{geom.Mul3(U, geom.Mul3(W, Vt)), geom.Mul3(U, geom.Mul3(geom.Transpose3(W), Vt))}
 	u3 := [3]float64{U[2], U[5], U[8]}
 	best := 0
 	for _, r := range rs {
@@ -28,7 +30,7 @@ func RelativePose(e [9]float64, a, b []Point, ci, cj Camera) (R [9]float64, t [3
 			tt := [3]float64{sg * u3[0], sg * u3[1], sg * u3[2]}
 			n := 0
 			for k := range a {
-				if inFront(r, tt, ray(ci, a[k]), ray(cj, b[k])) {
+				if inFront(r, tt, ci.Ray(a[k]), cj.Ray(b[k])) {
 					n++
 				}
 			}
@@ -40,20 +42,14 @@ func RelativePose(e [9]float64, a, b []Point, ci, cj Camera) (R [9]float64, t [3
 	return R, t, best > 0
 }
 
-// ray is p's normalized homogeneous coordinates.
-func ray(c Camera, p Point) [3]float64 {
-	q := c.normalize(p)
-	return [3]float64{q.X, q.Y, 1}
-}
-
 // inFront reports whether the point seen along x in camera I and y in
 // camera J (x_J ∝ R x_I + t) triangulates in front of both: d1 R x − d2 y
 // = −t solved for the depths in least squares.
 func inFront(R [9]float64, t, x, y [3]float64) bool {
-	rx := mulVec3(R, x)
+	rx := geom.MulVec3(R, x)
 	// Normal equations of [rx, -y] d = -t.
-	a11, a12, a22 := dot(rx, rx), -dot(rx, y), dot(y, y)
-	b1, b2 := -dot(rx, t), dot(y, t)
+	a11, a12, a22 := geom.Dot(rx, rx), -geom.Dot(rx, y), geom.Dot(y, y)
+	b1, b2 := -geom.Dot(rx, t), geom.Dot(y, t)
 	det := a11*a22 - a12*a12
 	if det <= 1e-12*a11*a22 {
 		return false // parallel rays: no depth
@@ -61,35 +57,6 @@ func inFront(R [9]float64, t, x, y [3]float64) bool {
 	d1 := (b1*a22 - a12*b2) / det
 	d2 := (a11*b2 - a12*b1) / det
 	return d1 > 0 && d2 > 0
-}
-
-func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-
-// mulVec3 is the matrix m (row-major) times x.
-func mulVec3(m [9]float64, x [3]float64) [3]float64 {
-	return [3]float64{m[0]*x[0] + m[1]*x[1] + m[2]*x[2], m[3]*x[0] + m[4]*x[1] + m[5]*x[2], m[6]*x[0] + m[7]*x[1] + m[8]*x[2]}
-}
-
-// RotationAngle is the angle of the rotation R, in degrees.
-// (atan2 of its sine and cosine, exact near 0 where acos of the trace is
-// not).
-func RotationAngle(R [9]float64) float64 {
-	c := (R[0] + R[4] + R[8] - 1) / 2
-	s := math.Sqrt((R[7]-R[5])*(R[7]-R[5])+(R[2]-R[6])*(R[2]-R[6])+(R[3]-R[1])*(R[3]-R[1])) / 2
-	return math.Atan2(s, c) * 180 / math.Pi
-}
-
-// NearestRotation is the rotation nearest m in the Frobenius norm (the
-// chordal mean of rotations when m is their sum). ok is false when m is
-// zero.
-func NearestRotation(m [9]float64) ([9]float64, bool) {
-	U, s, V, ok := svd3(m)
-	if !ok || s[0] == 0 {
-		return [9]float64{}, false
-	}
-	// svd3 makes U and V rotations, moving any reflection into the
-	// smallest singular value's sign, so U Vᵀ is the nearest rotation.
-	return Mul3(U, Transpose3(V)), true
 }
 
 // FitBaseline re-estimates an essential pair's model with its rotation
@@ -104,16 +71,16 @@ func NearestRotation(m [9]float64) ([9]float64, bool) {
 // what a weak pair's own matches leave loose: on a nearly planar pair the
 // fitted E can turn by degrees and take in wrong matches it then agrees
 // with.
-func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr float64) (Verified, int, bool) {
+func FitBaseline(v Verified, R [9]float64, a, b []geom.Point, ci, cj geom.Intrinsics, thr float64) (Verified, int, bool) {
 	if v.Model != Essential || len(a) != len(b) || len(a) < 5 || !ci.Known() || !cj.Known() {
 		return v, 0, false
 	}
 	n := make([][3]float64, len(a))
 	for k := range a {
-		x, y := ray(ci, a[k]), ray(cj, b[k])
-		n[k] = cross(mulVec3(R, x), y)
+		x, y := ci.Ray(a[k]), cj.Ray(b[k])
+		n[k] = geom.Cross(geom.MulVec3(R, x), y)
 	}
-	fOf := func(t [3]float64) [9]float64 { return essentialToFundamental(Mul3(skew(t), R), ci, cj) }
+	fOf := func(t [3]float64) [9]float64 { return essentialToFundamental(geom.Mul3(geom.Skew(t), R), ci, cj) }
 	support := func(t [3]float64) int {
 		f := fOf(t)
 		c := 0
@@ -129,8 +96,8 @@ func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr floa
 	var best [3]float64
 	bestN := -1
 	try := func(k, l int) {
-		t := cross(n[k], n[l])
-		nt := math.Sqrt(dot(t, t))
+		t := geom.Cross(n[k], n[l])
+		nt := math.Sqrt(geom.Dot(t, t))
 		if nt < 1e-12 {
 			return
 		}
@@ -168,7 +135,7 @@ func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr floa
 	}
 	// Refine t over its two degrees of freedom on the consensus.
 	f := fOf(best)
-	var ia, ib []Point
+	var ia, ib []geom.Point
 	for k := range a {
 		if SampsonError(f, a[k], b[k]) <= thr {
 			ia, ib = append(ia, a[k]), append(ib, b[k])
@@ -190,7 +157,7 @@ func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr floa
 	}
 	if p, ok := levenbergMarquardt(res, []float64{0, 0}, len(ia)); ok {
 		t := tOf(p)
-		if nt := math.Sqrt(dot(t, t)); nt > 0 {
+		if nt := math.Sqrt(geom.Dot(t, t)); nt > 0 {
 			for k := range t {
 				t[k] /= nt
 			}
@@ -199,7 +166,7 @@ func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr floa
 			}
 		}
 	}
-	e := Mul3(skew(best), R)
+	e := geom.Mul3(geom.Skew(best), R)
 	f = fOf(best)
 	if nf := frobenius(f); nf > 0 {
 		for k := range f {
@@ -213,11 +180,4 @@ func FitBaseline(v Verified, R [9]float64, a, b []Point, ci, cj Camera, thr floa
 	}
 	v.Matrix, v.F = e, f
 	return v, bestN, true
-}
-
-// SingularValues3 returns the singular values of the 3×3 matrix m
-// (row-major), largest first; ok is false when the decomposition fails.
-func SingularValues3(m [9]float64) (s [3]float64, ok bool) {
-	_, s, _, ok = svd3(m)
-	return s, ok
 }

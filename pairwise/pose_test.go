@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // TestRelativePose: of E's four decompositions RelativePose returns the
@@ -13,9 +15,9 @@ func TestRelativePose(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	cam, e, _, a, b, _, _ := refitScene(40, 0.2, rng)
 	// refitScene's true pose: its t1 normalized, its r1.
-	trueR := Mul3(rotY(0.2), rodrigues(0.03, 0, 0.02))
+	trueR := geom.Mul3(rotY(0.2), rodrigues(0.03, 0, 0.02))
 	trueT := [3]float64{-1, 0.1, 0.2}
-	nt := math.Sqrt(dot(trueT, trueT))
+	nt := math.Sqrt(geom.Dot(trueT, trueT))
 	for k := range trueT {
 		trueT[k] /= nt
 	}
@@ -26,12 +28,12 @@ func TestRelativePose(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		e    [9]float64
-		ci   Camera
+		ci   geom.Intrinsics
 		ok   bool
 	}{
 		{"E", e, cam, true},
 		{"-E", neg, cam, true},
-		{"unknown camera", e, Camera{}, false},
+		{"unknown camera", e, geom.Intrinsics{}, false},
 		{"zero", [9]float64{}, cam, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -42,10 +44,10 @@ func TestRelativePose(t *testing.T) {
 			if !ok {
 				return
 			}
-			if d := RotationAngle(Mul3(R, Transpose3(trueR))); d > 1e-6 {
+			if d := geom.RotationAngle(geom.Mul3(R, geom.Transpose3(trueR))); d > 1e-6 {
 				t.Errorf("rotation %.3g° off", d)
 			}
-			if d := math.Acos(min(1, dot(tt, trueT))) * 180 / math.Pi; d > 1e-6 {
+			if d := math.Acos(min(1, geom.Dot(tt, trueT))) * 180 / math.Pi; d > 1e-6 {
 				t.Errorf("baseline %.3g° off (sign included)", d)
 			}
 		})
@@ -56,23 +58,23 @@ func TestRelativePose(t *testing.T) {
 // a rotation near them, and a rotation is its own nearest.
 func TestNearestRotation(t *testing.T) {
 	r := rodrigues(0.3, -0.2, 0.1)
-	got, ok := NearestRotation(r)
-	if !ok || RotationAngle(Mul3(got, Transpose3(r))) > 1e-9 {
+	got, ok := geom.NearestRotation(r)
+	if !ok || geom.RotationAngle(geom.Mul3(got, geom.Transpose3(r))) > 1e-9 {
 		t.Fatalf("nearest rotation of a rotation: %v %v", got, ok)
 	}
-	a, b := Mul3(rodrigues(0.01, 0, 0), r), Mul3(rodrigues(-0.01, 0, 0), r)
+	a, b := geom.Mul3(rodrigues(0.01, 0, 0), r), geom.Mul3(rodrigues(-0.01, 0, 0), r)
 	var sum [9]float64
 	for k := range sum {
 		sum[k] = a[k] + b[k]
 	}
-	got, ok = NearestRotation(sum)
-	if !ok || RotationAngle(Mul3(got, Transpose3(r))) > 1e-9 {
-		t.Errorf("mean of two rotations 0.01 rad either side: %.3g° off", RotationAngle(Mul3(got, Transpose3(r))))
+	got, ok = geom.NearestRotation(sum)
+	if !ok || geom.RotationAngle(geom.Mul3(got, geom.Transpose3(r))) > 1e-9 {
+		t.Errorf("mean of two rotations 0.01 rad either side: %.3g° off", geom.RotationAngle(geom.Mul3(got, geom.Transpose3(r))))
 	}
-	if det := det3(got); math.Abs(det-1) > 1e-12 {
+	if det := geom.Det3(got); math.Abs(det-1) > 1e-12 {
 		t.Errorf("det %v", det)
 	}
-	if _, ok := NearestRotation([9]float64{}); ok {
+	if _, ok := geom.NearestRotation([9]float64{}); ok {
 		t.Error("zero matrix: ok")
 	}
 }
@@ -90,8 +92,8 @@ func TestFitBaseline(t *testing.T) {
 		b[k].X += 8 + 12*rng.Float64()
 		b[k].Y -= 8 + 12*rng.Float64()
 	}
-	trueR := Mul3(rotY(0.2), rodrigues(0.03, 0, 0.02))
-	v := Verified{I: 0, J: 1, Model: Essential, Matrix: Mul3(skew([3]float64{0, 1, 0}), trueR)}
+	trueR := geom.Mul3(rotY(0.2), rodrigues(0.03, 0, 0.02))
+	v := Verified{I: 0, J: 1, Model: Essential, Matrix: geom.Mul3(geom.Skew([3]float64{0, 1, 0}), trueR)}
 	for _, c := range []struct {
 		name     string
 		v        Verified
@@ -101,7 +103,7 @@ func TestFitBaseline(t *testing.T) {
 		min, max int
 	}{
 		{"true rotation", v, trueR, 50, true, 40, 40},
-		{"rotation 3° off", v, Mul3(rodrigues(0, 0.052, 0), trueR), 50, true, 0, 39},
+		{"rotation 3° off", v, geom.Mul3(rodrigues(0, 0.052, 0), trueR), 50, true, 0, 39},
 		{"homography", Verified{Model: Homography}, trueR, 50, false, 0, 0},
 		{"four matches", v, trueR, 4, false, 0, 0},
 	} {
@@ -129,10 +131,10 @@ func TestFitBaseline(t *testing.T) {
 				if d := rmsSampson(got.F, a[10:], b[10:]); d > 0.6 {
 					t.Errorf("right matches %.3f px RMS off the new model", d)
 				}
-				te := Mul3(got.Matrix, Transpose3(trueR)) // ∝ [t]×
+				te := geom.Mul3(got.Matrix, geom.Transpose3(trueR)) // ∝ [t]×
 				tt := [3]float64{te[7], te[2], te[3]}
 				_, et, _ := decomposeEssential(e)
-				if d := math.Acos(min(1, math.Abs(dot(tt, et))/math.Sqrt(dot(tt, tt)))) * 180 / math.Pi; d > 1 {
+				if d := math.Acos(min(1, math.Abs(geom.Dot(tt, et))/math.Sqrt(geom.Dot(tt, tt)))) * 180 / math.Pi; d > 1 {
 					t.Errorf("baseline %.2f° off", d)
 				}
 			}

@@ -3,7 +3,7 @@ package pairwise
 import (
 	"math"
 
-	"gonum.org/v1/gonum/mat"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // Refit re-estimates a verified pair's essential or fundamental matrix on
@@ -20,7 +20,7 @@ import (
 // consensus; after refinement has moved the keypoints, the model fitted to
 // them is tighter, and on a pair of few matches the difference decides
 // which matches look wrong.
-func Refit(v Verified, a, b []Point, ci, cj Camera) (Verified, bool) {
+func Refit(v Verified, a, b []geom.Point, ci, cj geom.Intrinsics) (Verified, bool) {
 	if len(a) != len(b) || len(a) < 8 {
 		return v, false
 	}
@@ -38,32 +38,32 @@ func Refit(v Verified, a, b []Point, ci, cj Camera) (Verified, bool) {
 		b1, b2 := tangentBasis(t0)
 		p0 = make([]float64, 5)
 		model = func(p []float64) [9]float64 {
-			R := Mul3(rodrigues(p[0], p[1], p[2]), R0)
+			R := geom.Mul3(rodrigues(p[0], p[1], p[2]), R0)
 			var t [3]float64
 			for k := range t {
 				t[k] = t0[k] + p[3]*b1[k] + p[4]*b2[k]
 			}
-			return Mul3(skew(t), R)
+			return geom.Mul3(geom.Skew(t), R)
 		}
 	case Fundamental:
 		T1, T2 := hartley(a), hartley(b)
-		T1i, ok1 := Inverse3(T1)
-		T2i, ok2 := Inverse3(T2)
+		T1i, ok1 := geom.Inverse3(T1)
+		T2i, ok2 := geom.Inverse3(T2)
 		if !ok1 || !ok2 {
 			return v, false
 		}
-		fn := Mul3(Transpose3(T2i), Mul3(v.Matrix, T1i))
-		U, s, V, ok := svd3(fn)
+		fn := geom.Mul3(geom.Transpose3(T2i), geom.Mul3(v.Matrix, T1i))
+		U, s, V, ok := geom.SVD3(fn)
 		if !ok || s[0] == 0 {
 			return v, false
 		}
 		p0 = make([]float64, 7)
 		p0[6] = s[1] / s[0]
 		model = func(p []float64) [9]float64 {
-			u := Mul3(U, rodrigues(p[0], p[1], p[2]))
-			w := Mul3(V, rodrigues(p[3], p[4], p[5]))
+			u := geom.Mul3(U, rodrigues(p[0], p[1], p[2]))
+			w := geom.Mul3(V, rodrigues(p[3], p[4], p[5]))
 			d := [9]float64{1, 0, 0, 0, p[6], 0, 0, 0, 0}
-			return Mul3(Transpose3(T2), Mul3(Mul3(u, Mul3(d, Transpose3(w))), T1))
+			return geom.Mul3(geom.Transpose3(T2), geom.Mul3(geom.Mul3(u, geom.Mul3(d, geom.Transpose3(w))), T1))
 		}
 	default:
 		return v, false
@@ -72,7 +72,7 @@ func Refit(v Verified, a, b []Point, ci, cj Camera) (Verified, bool) {
 }
 
 // finishRefit runs the fit from p0 and fills the result.
-func finishRefit(v Verified, a, b []Point, ci, cj Camera, model func([]float64) [9]float64, p0 []float64) (Verified, bool) {
+func finishRefit(v Verified, a, b []geom.Point, ci, cj geom.Intrinsics, model func([]float64) [9]float64, p0 []float64) (Verified, bool) {
 	toF := func(m [9]float64) [9]float64 {
 		if v.Model == Essential {
 			return essentialToFundamental(m, ci, cj)
@@ -111,7 +111,7 @@ func finishRefit(v Verified, a, b []Point, ci, cj Camera, model func([]float64) 
 
 // signedSampson is SampsonError with the sign of bᵀ F a (a residual whose
 // square is smooth in F), 0 where SampsonError is +Inf.
-func signedSampson(f [9]float64, a, b Point) float64 {
+func signedSampson(f [9]float64, a, b geom.Point) float64 {
 	e, d := sampsonTerms(f, a, b)
 	if d == 0 {
 		return 0
@@ -270,79 +270,36 @@ func rodrigues(x, y, z float64) [9]float64 {
 	}
 }
 
-// skew is the cross-product matrix [t]×.
-func skew(t [3]float64) [9]float64 {
-	return [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
-}
-
 // tangentBasis returns two unit vectors orthogonal to t and each other.
 func tangentBasis(t [3]float64) (b1, b2 [3]float64) {
 	a := [3]float64{1, 0, 0}
 	if math.Abs(t[0]) >= 0.9 {
 		a = [3]float64{0, 1, 0}
 	}
-	b1 = cross(t, a)
+	b1 = geom.Cross(t, a)
 	n := math.Sqrt(b1[0]*b1[0] + b1[1]*b1[1] + b1[2]*b1[2])
 	for k := range b1 {
 		b1[k] /= n
 	}
-	return b1, cross(t, b1)
-}
-
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-
-// svd3 is the singular value decomposition m = U diag(s) Vᵀ with U and V
-// rotations (a sign moved into m's scale, which F and E do not fix).
-func svd3(m [9]float64) (U [9]float64, s [3]float64, V [9]float64, ok bool) {
-	var d mat.SVD
-	if !d.Factorize(mat.NewDense(3, 3, m[:]), mat.SVDFull) {
-		return U, s, V, false
-	}
-	var u, vv mat.Dense
-	d.UTo(&u)
-	d.VTo(&vv)
-	vals := d.Values(nil)
-	for r := 0; r < 3; r++ {
-		s[r] = vals[r]
-		for c := 0; c < 3; c++ {
-			U[3*r+c], V[3*r+c] = u.At(r, c), vv.At(r, c)
-		}
-	}
-	if det3(U) < 0 {
-		for k := range U {
-			U[k] = -U[k]
-		}
-	}
-	if det3(V) < 0 {
-		for k := range V {
-			V[k] = -V[k]
-		}
-	}
-	return U, s, V, true
-}
-
-func det3(m [9]float64) float64 {
-	return m[0]*(m[4]*m[8]-m[5]*m[7]) - m[1]*(m[3]*m[8]-m[5]*m[6]) + m[2]*(m[3]*m[7]-m[4]*m[6])
+	return b1, geom.Cross(t, b1)
 }
 
 // decomposeEssential returns one rotation and unit baseline of an
 // essential matrix (E ∝ [t]× R). Which of the four it is does not matter
 // to the Sampson distance: all give E up to sign.
 func decomposeEssential(e [9]float64) (R [9]float64, t [3]float64, ok bool) {
-	U, s, V, ok := svd3(e)
+	U, s, V, ok := geom.SVD3(e)
 	if !ok || s[0] == 0 {
 		return R, t, false
 	}
 	W := [9]float64{0, -1, 0, 1, 0, 0, 0, 0, 1}
-	R = Mul3(U, Mul3(W, Transpose3(V)))
+	R = geom.Mul3(U, geom.Mul3(W, geom.Transpose3(V)))
 	t = [3]float64{U[2], U[5], U[8]}
 	return R, t, true
 }
 
 // hartley is the similarity taking points to mean 0 and mean distance √2.
-func hartley(p []Point) [9]float64 {
+func hartley(p []geom.Point) [9]float64 {
 	var cx, cy float64
 	for _, q := range p {
 		cx += q.X

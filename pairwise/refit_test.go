@@ -4,16 +4,18 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // refitScene is two views of random points (cameras as in
 // newCompleteScene's), the true F and E from view 0 to view 1, and the
 // observed points with Gaussian noise of sigma pixels.
-func refitScene(n int, sigma float64, rng *rand.Rand) (cam Camera, e, f [9]float64, a, b, ta, tb []Point) {
-	cam = Camera{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
-	r1 := Mul3(rotY(0.2), rodrigues(0.03, 0, 0.02))
+func refitScene(n int, sigma float64, rng *rand.Rand) (cam geom.Intrinsics, e, f [9]float64, a, b, ta, tb []geom.Point) {
+	cam = geom.Intrinsics{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
+	r1 := geom.Mul3(rotY(0.2), rodrigues(0.03, 0, 0.02))
 	t1 := [3]float64{-1, 0.1, 0.2} // t = −R C
-	e = Mul3(skew(t1), r1)
+	e = geom.Mul3(geom.Skew(t1), r1)
 	f = essentialToFundamental(e, cam, cam)
 	for range n {
 		x := [3]float64{rng.Float64()*8 - 4, rng.Float64()*6 - 3, 10 + rng.Float64()*6}
@@ -21,16 +23,16 @@ func refitScene(n int, sigma float64, rng *rand.Rand) (cam Camera, e, f [9]float
 		for r := range 3 {
 			y[r] = r1[3*r]*x[0] + r1[3*r+1]*x[1] + r1[3*r+2]*x[2] + t1[r]
 		}
-		p := Point{cam.Fx*x[0]/x[2] + cam.Cx, cam.Fy*x[1]/x[2] + cam.Cy}
-		q := Point{cam.Fx*y[0]/y[2] + cam.Cx, cam.Fy*y[1]/y[2] + cam.Cy}
+		p := geom.Point{X: cam.Fx*x[0]/x[2] + cam.Cx, Y: cam.Fy*x[1]/x[2] + cam.Cy}
+		q := geom.Point{X: cam.Fx*y[0]/y[2] + cam.Cx, Y: cam.Fy*y[1]/y[2] + cam.Cy}
 		ta, tb = append(ta, p), append(tb, q)
-		a = append(a, Point{p.X + sigma*rng.NormFloat64(), p.Y + sigma*rng.NormFloat64()})
-		b = append(b, Point{q.X + sigma*rng.NormFloat64(), q.Y + sigma*rng.NormFloat64()})
+		a = append(a, geom.Point{X: p.X + sigma*rng.NormFloat64(), Y: p.Y + sigma*rng.NormFloat64()})
+		b = append(b, geom.Point{X: q.X + sigma*rng.NormFloat64(), Y: q.Y + sigma*rng.NormFloat64()})
 	}
 	return cam, e, f, a, b, ta, tb
 }
 
-func rmsSampson(f [9]float64, a, b []Point) float64 {
+func rmsSampson(f [9]float64, a, b []geom.Point) float64 {
 	s := 0.0
 	for k := range a {
 		d := SampsonError(f, a[k], b[k])
@@ -55,20 +57,20 @@ func TestRefit(t *testing.T) {
 			case Essential:
 				r, tt, _ := decomposeEssential(e)
 				tt[1] += 0.01
-				v.Matrix = Mul3(skew(tt), Mul3(rodrigues(0, 0.004, 0.003), r))
+				v.Matrix = geom.Mul3(geom.Skew(tt), geom.Mul3(rodrigues(0, 0.004, 0.003), r))
 				v.F = essentialToFundamental(v.Matrix, cam, cam)
 			case Fundamental:
 				// Perturbed where its entries are of one scale: on
 				// Hartley-normalized points.
 				T1, T2 := hartley(a), hartley(b)
-				T1i, _ := Inverse3(T1)
-				T2i, _ := Inverse3(T2)
-				fn := Mul3(Transpose3(T2i), Mul3(f, T1i))
+				T1i, _ := geom.Inverse3(T1)
+				T2i, _ := geom.Inverse3(T2)
+				fn := geom.Mul3(geom.Transpose3(T2i), geom.Mul3(f, T1i))
 				n := frobenius(fn)
 				for k := range fn {
 					fn[k] += n * 1e-2 * rng.NormFloat64()
 				}
-				v.Matrix = Mul3(Transpose3(T2), Mul3(fn, T1))
+				v.Matrix = geom.Mul3(geom.Transpose3(T2), geom.Mul3(fn, T1))
 				v.F = v.Matrix
 			}
 			before, truthBefore := rmsSampson(v.F, a, b), rmsSampson(v.F, ta, tb)
@@ -84,7 +86,7 @@ func TestRefit(t *testing.T) {
 			if truthAfter >= truthBefore/2 {
 				t.Errorf("noise-free points %.3f -> %.3f px from the model: the refit is not closer to the truth", truthBefore, truthAfter)
 			}
-			_, s, _, _ := svd3(got.Matrix)
+			_, s, _, _ := geom.SVD3(got.Matrix)
 			if s[2] > 1e-9*s[0] || kind == Essential && math.Abs(s[0]-s[1]) > 1e-9*s[0] {
 				t.Errorf("singular values %v: not a valid %v", s, kind)
 			}
@@ -103,14 +105,14 @@ func TestRefitRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		v    Verified
-		a, b []Point
-		cam  Camera
+		a, b []geom.Point
+		cam  geom.Intrinsics
 	}{
 		{"homography", Verified{Model: Homography, Matrix: [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}}, a, b, cam},
 		{"rejected", Verified{}, a, b, cam},
 		{"7 matches", Verified{Model: Fundamental, Matrix: f, F: f}, a[:7], b[:7], cam},
 		{"lengths", Verified{Model: Fundamental, Matrix: f, F: f}, a, b[:10], cam},
-		{"E without camera", Verified{Model: Essential, Matrix: e, F: f}, a, b, Camera{}},
+		{"E without camera", Verified{Model: Essential, Matrix: e, F: f}, a, b, geom.Intrinsics{}},
 		{"zero F", Verified{Model: Fundamental}, a, b, cam},
 	} {
 		got, ok := Refit(tc.v, tc.a, tc.b, tc.cam, tc.cam)

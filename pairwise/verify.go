@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clearmatch/clearmatch/internal/pool"
 	"math"
 	"sort"
+
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
 // Geometric verification checks the ratio-test matches of every image pair
@@ -51,18 +53,6 @@ func (k ModelKind) String() string {
 	return fmt.Sprintf("ModelKind(%d)", int(k))
 }
 
-// Point is a position in pixels.
-type Point struct{ X, Y float64 }
-
-// Camera holds pinhole intrinsics in pixels; the zero value means unknown.
-type Camera struct{ Fx, Fy, Cx, Cy float64 }
-
-// Known reports whether c holds intrinsics.
-func (c Camera) Known() bool { return c.Fx > 0 && c.Fy > 0 }
-
-// normalize returns K⁻¹ p.
-func (c Camera) normalize(p Point) Point { return Point{(p.X - c.Cx) / c.Fx, (p.Y - c.Cy) / c.Fy} }
-
 // Estimator fits a model of the given kind (Homography, Fundamental, or
 // Essential on normalized coordinates) to the correspondences a[k] ↔ b[k]
 // robustly, with threshold as the largest error of an inlier in the
@@ -70,7 +60,7 @@ func (c Camera) normalize(p Point) Point { return Point{(p.X - c.Cx) / c.Fx, (p.
 // inlier mask and ok = false when no model was found. Implementations must
 // be deterministic and safe for concurrent use.
 type Estimator interface {
-	Estimate(kind ModelKind, a, b []Point, threshold float64) (model [9]float64, inlier []bool, ok bool, err error)
+	Estimate(kind ModelKind, a, b []geom.Point, threshold float64) (model [9]float64, inlier []bool, ok bool, err error)
 }
 
 // View is what verification needs of one image: its feature positions (in
@@ -80,9 +70,9 @@ type Estimator interface {
 // features were detected in (1 when not downscaled; 0 means 1), so that
 // thresholds keep their meaning at the detection resolution.
 type View struct {
-	Points     []Point
+	Points     []geom.Point
 	Desc       []float32
-	Camera     Camera
+	Intrinsics geom.Intrinsics
 	PixelScale float64
 }
 
@@ -281,12 +271,12 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 	}
 	px := max(pixelScale(vi), pixelScale(vj))
 	thr := o.Threshold * px
-	essential := vi.Camera.Known() && vj.Camera.Known()
+	essential := vi.Intrinsics.Known() && vj.Intrinsics.Known()
 	// fit estimates a model of the kind on the matches ms: H on pixels, F
 	// on pixels or, with intrinsics, E on normalized coordinates.
 	fit := func(kind ModelKind, ms []Match) ([9]float64, []bool, bool, error) {
-		a := make([]Point, len(ms))
-		b := make([]Point, len(ms))
+		a := make([]geom.Point, len(ms))
+		b := make([]geom.Point, len(ms))
 		for k, m := range ms {
 			a[k], b[k] = vi.Points[m.A], vj.Points[m.B]
 		}
@@ -294,9 +284,9 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 			return est.Estimate(kind, a, b, thr)
 		}
 		for k := range a {
-			a[k], b[k] = vi.Camera.normalize(a[k]), vj.Camera.normalize(b[k])
+			a[k], b[k] = vi.Intrinsics.Normalize(a[k]), vj.Intrinsics.Normalize(b[k])
 		}
-		f := (vi.Camera.Fx + vi.Camera.Fy + vj.Camera.Fx + vj.Camera.Fy) / 4
+		f := (vi.Intrinsics.Fx + vi.Intrinsics.Fy + vj.Intrinsics.Fx + vj.Intrinsics.Fy) / 4
 		return est.Estimate(Essential, a, b, thr/f)
 	}
 	hm, hin, hok, err := fit(Homography, p.Matches)
@@ -346,7 +336,7 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 		r.Model, r.Matrix, inl, r.Inliers = Homography, hm, hin, r.HInliers
 	case fok && essential:
 		r.Model, r.Matrix, inl, r.Inliers = Essential, fm, fin, r.FInliers
-		r.F = essentialToFundamental(fm, vi.Camera, vj.Camera)
+		r.F = essentialToFundamental(fm, vi.Intrinsics, vj.Intrinsics)
 	case fok:
 		r.Model, r.Matrix, inl, r.Inliers = Fundamental, fm, fin, r.FInliers
 		r.F = fm
@@ -478,55 +468,15 @@ func count(b []bool) int {
 }
 
 // essentialToFundamental returns F = K_J⁻ᵀ E K_I⁻¹.
-func essentialToFundamental(e [9]float64, ci, cj Camera) [9]float64 {
+func essentialToFundamental(e [9]float64, ci, cj geom.Intrinsics) [9]float64 {
 	ki := [9]float64{1 / ci.Fx, 0, -ci.Cx / ci.Fx, 0, 1 / ci.Fy, -ci.Cy / ci.Fy, 0, 0, 1}
 	kj := [9]float64{1 / cj.Fx, 0, -cj.Cx / cj.Fx, 0, 1 / cj.Fy, -cj.Cy / cj.Fy, 0, 0, 1}
-	return Mul3(Transpose3(kj), Mul3(e, ki))
-}
-
-// Inverse3 inverts a 3×3 matrix (row-major), ok = false when it is singular relative
-// to its scale.
-func Inverse3(m [9]float64) (inv [9]float64, ok bool) {
-	c := [9]float64{
-		m[4]*m[8] - m[5]*m[7], m[2]*m[7] - m[1]*m[8], m[1]*m[5] - m[2]*m[4],
-		m[5]*m[6] - m[3]*m[8], m[0]*m[8] - m[2]*m[6], m[2]*m[3] - m[0]*m[5],
-		m[3]*m[7] - m[4]*m[6], m[1]*m[6] - m[0]*m[7], m[0]*m[4] - m[1]*m[3],
-	}
-	det := m[0]*c[0] + m[1]*c[3] + m[2]*c[6]
-	s := 0.0
-	for _, v := range m {
-		s = max(s, math.Abs(v))
-	}
-	if s == 0 || math.Abs(det) <= 1e-12*s*s*s || math.IsNaN(det) {
-		return inv, false
-	}
-	for k := range c {
-		inv[k] = c[k] / det
-	}
-	return inv, true
-}
-
-// Mul3 is the product of two 3×3 matrices (row-major).
-func Mul3(a, b [9]float64) [9]float64 {
-	var c [9]float64
-	for r := 0; r < 3; r++ {
-		for k := 0; k < 3; k++ {
-			for s := 0; s < 3; s++ {
-				c[3*r+k] += a[3*r+s] * b[3*s+k]
-			}
-		}
-	}
-	return c
-}
-
-// Transpose3 transposes a 3×3 matrix (row-major).
-func Transpose3(a [9]float64) [9]float64 {
-	return [9]float64{a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8]}
+	return geom.Mul3(geom.Transpose3(kj), geom.Mul3(e, ki))
 }
 
 // TransferError is the distance between H·a and b, in pixels (+Inf when a
 // maps to infinity).
-func TransferError(h [9]float64, a, b Point) float64 {
+func TransferError(h [9]float64, a, b geom.Point) float64 {
 	w := h[6]*a.X + h[7]*a.Y + h[8]
 	if w == 0 {
 		return math.Inf(1)
@@ -538,7 +488,7 @@ func TransferError(h [9]float64, a, b Point) float64 {
 
 // SampsonError is the first-order geometric error of the correspondence
 // a ↔ b under the fundamental matrix f (bᵀ F a = 0), in pixels.
-func SampsonError(f [9]float64, a, b Point) float64 {
+func SampsonError(f [9]float64, a, b geom.Point) float64 {
 	e, d := sampsonTerms(f, a, b)
 	if d == 0 {
 		return math.Inf(1)
@@ -548,7 +498,7 @@ func SampsonError(f [9]float64, a, b Point) float64 {
 
 // sampsonTerms returns the Sampson distance's numerator bᵀ F a and its
 // squared denominator, the squared norms of the two epipolar lines' normals.
-func sampsonTerms(f [9]float64, a, b Point) (e, d float64) {
+func sampsonTerms(f [9]float64, a, b geom.Point) (e, d float64) {
 	fa0 := f[0]*a.X + f[1]*a.Y + f[2]
 	fa1 := f[3]*a.X + f[4]*a.Y + f[5]
 	fa2 := f[6]*a.X + f[7]*a.Y + f[8]
@@ -566,7 +516,7 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 	if maxDist <= 0 {
 		maxDist = math.Inf(1)
 	}
-	g := newGrid(vj.Points, max(thr, 4))
+	g := geom.NewGrid(vj.Points, max(thr, 4))
 	na, nb := len(vi.Points), len(vj.Points)
 	// The nearest and second nearest candidate of each a and of each b.
 	type near2 struct {
@@ -610,14 +560,14 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 		switch r.Model {
 		case Homography:
 			h := r.Matrix
-			hinv, invOK := Inverse3(h)
+			hinv, invOK := geom.Inverse3(h)
 			w := h[6]*p.X + h[7]*p.Y + h[8]
 			if w == 0 {
 				continue
 			}
 			x := (h[0]*p.X + h[1]*p.Y + h[2]) / w
 			y := (h[3]*p.X + h[4]*p.Y + h[5]) / w
-			g.near(x, y, thr, func(b int32) {
+			g.Near(x, y, thr, func(b int32) {
 				if TransferError(h, p, vj.Points[b]) <= thr && (!invOK || TransferError(hinv, vj.Points[b], p) <= thr) {
 					visit(a, b)
 				}
@@ -629,7 +579,7 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 			// Sampson error ≥ distance to the line only up to the factor
 			// |l₁₂|/√(|l₁₂|² + |Fᵀb|²) ≤ 1, so a band of thr around the
 			// line holds every candidate.
-			g.alongLine(l, thr, func(b int32) {
+			g.AlongLine(l, thr, func(b int32) {
 				if SampsonError(f, p, vj.Points[b]) <= thr {
 					visit(a, b)
 				}
@@ -664,140 +614,9 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 	return out
 }
 
-// Grid buckets points into square cells for radius queries: the grid
-// guided matching and track completion search keypoints with, for other
-// packages (the pipeline's track extension).
-type Grid struct{ g *grid }
-
-// NewGrid buckets pts into cells of side cell (coarser when the points
-// are sparse or far-flung).
-func NewGrid(pts []Point, cell float64) Grid { return Grid{newGrid(pts, cell)} }
-
-// Near calls f with the index of every point in the cells within r of
-// (x, y): a superset of the points within r, which f checks.
-func (g Grid) Near(x, y, r float64, f func(k int32)) { g.g.near(x, y, r, f) }
-
-// grid buckets points into square cells for radius and band queries.
-type grid struct {
-	cell         float64
-	x0, y0       float64
-	nx, ny       int
-	start, items []int32
-}
-
-func newGrid(pts []Point, cell float64) *grid {
-	g := &grid{cell: cell}
-	if len(pts) == 0 {
-		return g
-	}
-	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, p := range pts {
-		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
-	}
-	g.x0, g.y0 = x0, y0
-	g.nx = int((x1-x0)/cell) + 1
-	g.ny = int((y1-y0)/cell) + 1
-	if g.nx*g.ny > 4*len(pts)+64 { // sparse or far-flung points: coarser cells
-		f := math.Sqrt(float64(g.nx*g.ny) / float64(4*len(pts)+64))
-		g.cell *= f
-		g.nx = int((x1-x0)/g.cell) + 1
-		g.ny = int((y1-y0)/g.cell) + 1
-	}
-	g.start = make([]int32, g.nx*g.ny+1)
-	cells := make([]int, len(pts))
-	for k, p := range pts {
-		c := g.cellOf(p.X, p.Y)
-		cells[k] = c
-		g.start[c+1]++
-	}
-	for c := 0; c < g.nx*g.ny; c++ {
-		g.start[c+1] += g.start[c]
-	}
-	g.items = make([]int32, len(pts))
-	fill := append([]int32(nil), g.start[:g.nx*g.ny]...)
-	for k, c := range cells {
-		g.items[fill[c]] = int32(k)
-		fill[c]++
-	}
-	return g
-}
-
-func (g *grid) cellOf(x, y float64) int {
-	cx := min(max(int((x-g.x0)/g.cell), 0), g.nx-1)
-	cy := min(max(int((y-g.y0)/g.cell), 0), g.ny-1)
-	return cy*g.nx + cx
-}
-
-func (g *grid) visitCells(cx0, cx1, cy0, cy1 int, f func(int32)) {
-	cx0, cx1 = max(cx0, 0), min(cx1, g.nx-1)
-	cy0, cy1 = max(cy0, 0), min(cy1, g.ny-1)
-	for cy := cy0; cy <= cy1; cy++ {
-		for cx := cx0; cx <= cx1; cx++ {
-			c := cy*g.nx + cx
-			for _, k := range g.items[g.start[c]:g.start[c+1]] {
-				f(k)
-			}
-		}
-	}
-}
-
-// cellIndex is the cell of offset d from the grid's origin, clamped to
-// [−1, 1<<30] so that far or infinite offsets convert safely.
-func (g *grid) cellIndex(d float64) int {
-	v := math.Floor(d / g.cell)
-	switch {
-	case !(v >= -1): // also NaN
-		return -1
-	case v > 1<<30:
-		return 1 << 30
-	}
-	return int(v)
-}
-
-// near calls f for every point in the cells within r of (x, y).
-func (g *grid) near(x, y, r float64, f func(int32)) {
-	if g.nx == 0 || math.IsNaN(x) || math.IsNaN(y) {
-		return
-	}
-	lo := func(v, o float64) int { return g.cellIndex(v - r - o) }
-	hi := func(v, o float64) int { return g.cellIndex(v + r - o) }
-	if hi(x, g.x0) < 0 || hi(y, g.y0) < 0 || lo(x, g.x0) >= g.nx || lo(y, g.y0) >= g.ny {
-		return
-	}
-	g.visitCells(lo(x, g.x0), hi(x, g.x0), lo(y, g.y0), hi(y, g.y0), f)
-}
-
-// alongLine calls f for every point in the cells within r of the line
-// l₀x + l₁y + l₂ = 0, each point once.
-func (g *grid) alongLine(l [3]float64, r float64, f func(int32)) {
-	nrm := math.Hypot(l[0], l[1])
-	if g.nx == 0 || nrm == 0 || math.IsNaN(nrm) || math.IsInf(nrm, 0) {
-		return
-	}
-	a, b, c := l[0]/nrm, l[1]/nrm, l[2]/nrm
-	if math.Abs(b) >= math.Abs(a) {
-		// y = −(a x + c)/b: walk the columns.
-		band := r / math.Abs(b)
-		for cx := 0; cx < g.nx; cx++ {
-			xa, xb := g.x0+float64(cx)*g.cell, g.x0+float64(cx+1)*g.cell
-			ya, yb := -(a*xa+c)/b, -(a*xb+c)/b
-			y0, y1 := min(ya, yb)-band, max(ya, yb)+band
-			g.visitCells(cx, cx, g.cellIndex(y0-g.y0), g.cellIndex(y1-g.y0), f)
-		}
-		return
-	}
-	band := r / math.Abs(a)
-	for cy := 0; cy < g.ny; cy++ {
-		ya, yb := g.y0+float64(cy)*g.cell, g.y0+float64(cy+1)*g.cell
-		xa, xb := -(b*ya+c)/a, -(b*yb+c)/a
-		x0, x1 := min(xa, xb)-band, max(xa, xb)+band
-		g.visitCells(g.cellIndex(x0-g.x0), g.cellIndex(x1-g.x0), cy, cy, f)
-	}
-}
-
 // epipolarLine is F p: the line l₀x + l₁y + l₂ = 0 in image J on which
 // the match of p (image I) lies when F maps I to J.
-func epipolarLine(f [9]float64, p Point) [3]float64 {
+func epipolarLine(f [9]float64, p geom.Point) [3]float64 {
 	return [3]float64{f[0]*p.X + f[1]*p.Y + f[2], f[3]*p.X + f[4]*p.Y + f[5], f[6]*p.X + f[7]*p.Y + f[8]}
 }
 
@@ -805,13 +624,13 @@ func epipolarLine(f [9]float64, p Point) [3]float64 {
 // verified model within thr pixels: Sampson distance under F (or the F an
 // essential matrix implies), transfer error both ways under H. A rejected
 // pair agrees with nothing.
-func (r *Verified) Agrees(a, b Point, thr float64) bool {
+func (r *Verified) Agrees(a, b geom.Point, thr float64) bool {
 	switch r.Model {
 	case Homography:
 		if TransferError(r.Matrix, a, b) > thr {
 			return false
 		}
-		hinv, ok := Inverse3(r.Matrix)
+		hinv, ok := geom.Inverse3(r.Matrix)
 		return !ok || TransferError(hinv, b, a) <= thr
 	case Fundamental, Essential:
 		return SampsonError(r.F, a, b) <= thr

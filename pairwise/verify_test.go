@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // exactH is a test Estimator: it fits H from the first four
@@ -13,7 +15,7 @@ import (
 // the threshold; F and E are "not found", so model selection has H alone.
 type exactH struct{ h [9]float64 }
 
-func (e exactH) Estimate(kind ModelKind, a, b []Point, thr float64) ([9]float64, []bool, bool, error) {
+func (e exactH) Estimate(kind ModelKind, a, b []geom.Point, thr float64) ([9]float64, []bool, bool, error) {
 	in := make([]bool, len(a))
 	if kind != Homography {
 		return [9]float64{}, in, false, nil
@@ -31,9 +33,9 @@ func planarPair(n int, h [9]float64, wrong float64, rng *rand.Rand) ([]View, Pai
 	const dim = 8
 	v := []View{{}, {}}
 	for k := 0; k < n; k++ {
-		p := Point{rng.Float64() * 600, rng.Float64() * 400}
+		p := geom.Point{X: rng.Float64() * 600, Y: rng.Float64() * 400}
 		w := h[6]*p.X + h[7]*p.Y + h[8]
-		q := Point{(h[0]*p.X + h[1]*p.Y + h[2]) / w, (h[3]*p.X + h[4]*p.Y + h[5]) / w}
+		q := geom.Point{X: (h[0]*p.X + h[1]*p.Y + h[2]) / w, Y: (h[3]*p.X + h[4]*p.Y + h[5]) / w}
 		v[0].Points = append(v[0].Points, p)
 		v[1].Points = append(v[1].Points, q)
 		for d := 0; d < dim; d++ {
@@ -152,25 +154,25 @@ func TestErrorsOfModels(t *testing.T) {
 	// Sampson error of (x, y) ↔ (x', y') is |y − y'|/√2.
 	f := [9]float64{0, 0, 0, 0, 0, -1, 0, 1, 0}
 	for _, tc := range []struct {
-		a, b Point
+		a, b geom.Point
 		want float64
 	}{
-		{Point{10, 20}, Point{50, 20}, 0},
-		{Point{10, 20}, Point{50, 22}, 2 / math.Sqrt2},
+		{geom.Point{X: 10, Y: 20}, geom.Point{X: 50, Y: 20}, 0},
+		{geom.Point{X: 10, Y: 20}, geom.Point{X: 50, Y: 22}, 2 / math.Sqrt2},
 	} {
 		if got := SampsonError(f, tc.a, tc.b); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("Sampson %v ↔ %v = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 	h := [9]float64{2, 0, 1, 0, 2, 1, 0, 0, 1}
-	if got := TransferError(h, Point{1, 1}, Point{3, 7}); math.Abs(got-4) > 1e-12 {
+	if got := TransferError(h, geom.Point{X: 1, Y: 1}, geom.Point{X: 3, Y: 7}); math.Abs(got-4) > 1e-12 {
 		t.Errorf("transfer error %v, want 4", got)
 	}
-	inv, ok := Inverse3(h)
-	if !ok || TransferError(inv, Point{3, 3}, Point{1, 1}) > 1e-12 {
+	inv, ok := geom.Inverse3(h)
+	if !ok || TransferError(inv, geom.Point{X: 3, Y: 3}, geom.Point{X: 1, Y: 1}) > 1e-12 {
 		t.Errorf("inverse %v (ok %v)", inv, ok)
 	}
-	if _, ok := Inverse3([9]float64{1, 2, 3, 2, 4, 6, 0, 0, 1}); ok {
+	if _, ok := geom.Inverse3([9]float64{1, 2, 3, 2, 4, 6, 0, 0, 1}); ok {
 		t.Error("a singular matrix inverted")
 	}
 	// A valid homography scaled far down stays invertible: the test is
@@ -179,22 +181,22 @@ func TestErrorsOfModels(t *testing.T) {
 	for k, v := range h {
 		small[k] = v * 1e-5
 	}
-	if _, ok := Inverse3(small); !ok {
+	if _, ok := geom.Inverse3(small); !ok {
 		t.Error("a scaled homography counted singular")
 	}
 }
 
 func TestGridLine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	var pts []Point
+	var pts []geom.Point
 	for k := 0; k < 2000; k++ {
-		pts = append(pts, Point{rng.Float64() * 1000, rng.Float64() * 700})
+		pts = append(pts, geom.Point{X: rng.Float64() * 1000, Y: rng.Float64() * 700})
 	}
-	g := newGrid(pts, 4)
+	g := geom.NewGrid(pts, 4)
 	for _, l := range [][3]float64{{0.3, -1, 100}, {1, 0.1, -500}, {0, 1, -350}, {1, 0, 1e12}} {
 		nrm := math.Hypot(l[0], l[1])
 		found := map[int32]bool{}
-		g.alongLine(l, 3, func(k int32) { found[k] = true })
+		g.AlongLine(l, 3, func(k int32) { found[k] = true })
 		for k, p := range pts {
 			if d := math.Abs(l[0]*p.X+l[1]*p.Y+l[2]) / nrm; d <= 3 && !found[int32(k)] {
 				t.Fatalf("line %v: point %d at distance %.2f missed", l, k, d)
@@ -207,7 +209,7 @@ func TestGridLine(t *testing.T) {
 // matches for H, the first f (or those from f0 on) for F and E.
 type masks struct{ h, f0, f int }
 
-func (e masks) Estimate(kind ModelKind, a, b []Point, thr float64) ([9]float64, []bool, bool, error) {
+func (e masks) Estimate(kind ModelKind, a, b []geom.Point, thr float64) ([9]float64, []bool, bool, error) {
 	in := make([]bool, len(a))
 	lo, hi := 0, e.h
 	if kind != Homography {
@@ -224,31 +226,31 @@ func (e masks) Estimate(kind ModelKind, a, b []Point, thr float64) ([9]float64, 
 // does; without intrinsics, or when E's support off the plane is thin, or
 // H has the more inliers, H is the model.
 func TestModelSelection(t *testing.T) {
-	k := Camera{Fx: 500, Fy: 500, Cx: 300, Cy: 200}
+	k := geom.Intrinsics{Fx: 500, Fy: 500, Cx: 300, Cy: 200}
 	for _, tc := range []struct {
 		name    string
-		cam     Camera
+		cam     geom.Intrinsics
 		est     masks
 		model   ModelKind
 		planar  bool
 		matches int
 	}{
 		{"calibrated, nearly planar, depth off the plane", k, masks{85, 0, 100}, Essential, true, 100},
-		{"uncalibrated, nearly planar", Camera{}, masks{85, 0, 100}, Homography, true, 85},
+		{"uncalibrated, nearly planar", geom.Intrinsics{}, masks{85, 0, 100}, Homography, true, 85},
 		{"calibrated, H has more", k, masks{100, 0, 90}, Homography, true, 100},
 		{"calibrated, thin support off the plane", k, masks{90, 0, 100}, Homography, true, 90},
 		{"calibrated, not planar", k, masks{50, 0, 100}, Essential, false, 100},
-		{"uncalibrated, not planar", Camera{}, masks{50, 30, 130}, Fundamental, false, 100},
-		{"uncalibrated, nearly planar, PlanarKeepsF", Camera{}, masks{85, 0, 100}, Fundamental, true, 100},
-		{"uncalibrated, H has more, PlanarKeepsF", Camera{}, masks{100, 0, 90}, Homography, true, 100},
+		{"uncalibrated, not planar", geom.Intrinsics{}, masks{50, 30, 130}, Fundamental, false, 100},
+		{"uncalibrated, nearly planar, PlanarKeepsF", geom.Intrinsics{}, masks{85, 0, 100}, Fundamental, true, 100},
+		{"uncalibrated, H has more, PlanarKeepsF", geom.Intrinsics{}, masks{100, 0, 90}, Homography, true, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			views := make([]View, 2)
 			pr := Pair{I: 0, J: 1}
 			for i := range views {
-				views[i].Camera = tc.cam
+				views[i].Intrinsics = tc.cam
 				for n := 0; n < 200; n++ {
-					views[i].Points = append(views[i].Points, Point{float64(n), float64(n % 7)})
+					views[i].Points = append(views[i].Points, geom.Point{X: float64(n), Y: float64(n % 7)})
 					views[i].Desc = append(views[i].Desc, 1)
 				}
 			}
@@ -277,12 +279,12 @@ func TestModelSelection(t *testing.T) {
 // its epipole on the clump, as fits images of different scenes.
 type clumpF struct{ all bool }
 
-func (e clumpF) Estimate(kind ModelKind, a, b []Point, thr float64) ([9]float64, []bool, bool, error) {
+func (e clumpF) Estimate(kind ModelKind, a, b []geom.Point, thr float64) ([9]float64, []bool, bool, error) {
 	in := make([]bool, len(a))
 	if kind == Homography {
 		return [9]float64{}, in, false, nil
 	}
-	times := map[Point]int{}
+	times := map[geom.Point]int{}
 	for _, p := range b {
 		times[p]++
 	}
@@ -300,7 +302,7 @@ func TestOneToOneCheck(t *testing.T) {
 	views := make([]View, 2)
 	for i := range views {
 		for n := 0; n < 200; n++ {
-			views[i].Points = append(views[i].Points, Point{float64(n), float64(n % 7)})
+			views[i].Points = append(views[i].Points, geom.Point{X: float64(n), Y: float64(n % 7)})
 		}
 	}
 	clump := func(n int) []Match { // n matches from a = 0.. into b = 150
@@ -349,8 +351,8 @@ func TestOneToOneCheck(t *testing.T) {
 }
 
 func (e clumpF) inliers(views []View, ms []Match) []Match {
-	a := make([]Point, len(ms))
-	b := make([]Point, len(ms))
+	a := make([]geom.Point, len(ms))
+	b := make([]geom.Point, len(ms))
 	for k, m := range ms {
 		a[k], b[k] = views[0].Points[m.A], views[1].Points[m.B]
 	}

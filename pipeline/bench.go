@@ -10,6 +10,7 @@ import (
 	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // Benchmark is a dataset with ground truth, as the CLEAR paper evaluates
@@ -42,9 +43,9 @@ func LoadHotel(ctx context.Context, dir string, progress Progress) (*Benchmark, 
 		if err != nil {
 			return nil, err
 		}
-		pts := make([]features.Point, len(f.Landmarks))
+		pts := make([]geom.Point, len(f.Landmarks))
 		for i, p := range f.Landmarks {
-			pts[i] = features.Point{X: p.X, Y: p.Y}
+			pts[i] = geom.Point{X: p.X, Y: p.Y}
 		}
 		s, err := features.ExtractAt(filepath.Base(f.Image), data, pts, 10, false)
 		if err != nil {
@@ -95,10 +96,10 @@ func LoadHomography(ctx context.Context, name string, paths []string, h func(i, 
 			return nil, err
 		}
 	}
-	pts := make([][]eval.Point, len(sets))
+	pts := make([][]geom.Point, len(sets))
 	for i, s := range sets {
 		for _, k := range s.Keypoints {
-			pts[i] = append(pts[i], eval.Point{X: float64(k.X), Y: float64(k.Y)})
+			pts[i] = append(pts[i], geom.Point{X: float64(k.X), Y: float64(k.Y)})
 		}
 	}
 	gt := eval.HomographyGroundTruth(pts, func(i, j int, x, y float64) (float64, float64, bool) {

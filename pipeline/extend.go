@@ -7,7 +7,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // ExtendDistance is the largest SIFT descriptor distance (descriptor norm
@@ -59,20 +59,19 @@ func (r *Result) extendTracks(ctx context.Context, tracks [][]obsRef, sc *calib.
 	}
 	free := func(g int) bool { return !inLong[g] }
 	// A grid of each view's keypoints, cells of the view's cut.
-	grids := make([]*pairwise.Grid, len(sets))
+	grids := make([]*geom.Grid, len(sets))
 	cuts := make([]float64, len(sets))
-	grid := func(v int) *pairwise.Grid {
+	grid := func(v int) *geom.Grid {
 		if grids[v] == nil {
 			cuts[v] = cut
 			if r.PixelScale != nil {
 				cuts[v] *= r.PixelScale[v]
 			}
-			pts := make([]pairwise.Point, len(sets[v].Keypoints))
+			pts := make([]geom.Point, len(sets[v].Keypoints))
 			for k, kp := range sets[v].Keypoints {
-				pts[k] = pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+				pts[k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
 			}
-			g := pairwise.NewGrid(pts, cuts[v])
-			grids[v] = &g
+			grids[v] = geom.NewGrid(pts, cuts[v])
 		}
 		return grids[v]
 	}

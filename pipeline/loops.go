@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -37,7 +38,7 @@ const DefaultRotationLoops = 2.0
 // in wrong matches a few pixels off: on herz-jesus 8–15 at 768 px with K,
 // four such matches in one pair of 24 moved the cameras adjusted from the
 // true ones by 30 mm.
-func (r *Result) correctRotationLoops(ctx context.Context, a, b map[int][]pairwise.Point, pairOf map[[2]int]int, opts Options) (map[int]bool, error) {
+func (r *Result) correctRotationLoops(ctx context.Context, a, b map[int][]geom.Point, pairOf map[[2]int]int, opts Options) (map[int]bool, error) {
 	fixed := map[int]bool{}
 	tau := opts.RotationLoops
 	if tau <= 0 || !opts.Camera.Known() {
@@ -79,11 +80,11 @@ func (r *Result) correctRotationLoops(ctx context.Context, a, b map[int][]pairwi
 		if r.Verified[e.k].I == i {
 			return e.R
 		}
-		return pairwise.Transpose3(e.R)
+		return geom.Transpose3(e.R)
 	}
 	has := func(i, j int) bool { _, ok := rel[[2]int{min(i, j), max(i, j)}]; return ok }
 	loop := func(i, j, k int) float64 {
-		return pairwise.RotationAngle(pairwise.Mul3(pairwise.Mul3(rot(k, j), rot(i, k)), rot(j, i)))
+		return geom.RotationAngle(geom.Mul3(geom.Mul3(rot(k, j), rot(i, k)), rot(j, i)))
 	}
 	good := map[[2]int]int{}
 	for _, key := range keys {
@@ -112,7 +113,7 @@ func (r *Result) correctRotationLoops(ctx context.Context, a, b map[int][]pairwi
 			if k == j || !has(k, j) || good[[2]int{min(i, k), max(i, k)}] == 0 || good[[2]int{min(k, j), max(k, j)}] == 0 {
 				continue
 			}
-			p := pairwise.Mul3(rot(k, j), rot(i, k)) // i to j through k
+			p := geom.Mul3(rot(k, j), rot(i, k)) // i to j through k
 			for x := range sum {
 				sum[x] += p[x]
 			}
@@ -121,13 +122,13 @@ func (r *Result) correctRotationLoops(ctx context.Context, a, b map[int][]pairwi
 		if n == 0 {
 			continue
 		}
-		R, ok := pairwise.NearestRotation(sum)
+		R, ok := geom.NearestRotation(sum)
 		if !ok {
 			continue
 		}
 		v := r.Verified[e.k]
 		if v.I != i {
-			R = pairwise.Transpose3(R)
+			R = geom.Transpose3(R)
 		}
 		if nv, _, ok := pairwise.FitBaseline(v, R, a[e.k], b[e.k], opts.Camera, opts.Camera, r.Threshold(v.I, v.J)); ok {
 			r.Verified[e.k] = nv

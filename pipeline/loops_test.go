@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -13,9 +14,9 @@ import (
 // towards the points), every pair verified with its true essential
 // matrix, and each pair's matches (a, b) with 0.2 px of noise. The pair
 // (0, bad) gets an essential matrix whose rotation is turned by 5°.
-func loopScene(views, bad int) (*Result, map[int][]pairwise.Point, map[int][]pairwise.Point, map[[2]int]int, pairwise.Camera, [][9]float64, [][3]float64) {
+func loopScene(views, bad int) (*Result, map[int][]geom.Point, map[int][]geom.Point, map[[2]int]int, geom.Intrinsics, [][9]float64, [][3]float64) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	cam := pairwise.Camera{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
+	cam := geom.Intrinsics{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
 	rots := make([][9]float64, views)
 	ts := make([][3]float64, views)
 	for v := range views {
@@ -31,30 +32,30 @@ func loopScene(views, bad int) (*Result, map[int][]pairwise.Point, map[int][]pai
 	for range 60 {
 		pts = append(pts, [3]float64{3 + rng.Float64()*6 - 3, rng.Float64()*4 - 2, 10 + rng.Float64()*4})
 	}
-	project := func(v int, x [3]float64) pairwise.Point {
+	project := func(v int, x [3]float64) geom.Point {
 		var y [3]float64
 		for r := range 3 {
 			y[r] = rots[v][3*r]*x[0] + rots[v][3*r+1]*x[1] + rots[v][3*r+2]*x[2] + ts[v][r]
 		}
-		return pairwise.Point{X: cam.Fx*y[0]/y[2] + cam.Cx + 0.2*rng.NormFloat64(), Y: cam.Fy*y[1]/y[2] + cam.Cy + 0.2*rng.NormFloat64()}
+		return geom.Point{X: cam.Fx*y[0]/y[2] + cam.Cx + 0.2*rng.NormFloat64(), Y: cam.Fy*y[1]/y[2] + cam.Cy + 0.2*rng.NormFloat64()}
 	}
 	r := &Result{PixelThreshold: 3}
-	a, b := map[int][]pairwise.Point{}, map[int][]pairwise.Point{}
+	a, b := map[int][]geom.Point{}, map[int][]geom.Point{}
 	pairOf := map[[2]int]int{}
 	for i := range views {
 		for j := i + 1; j < views; j++ {
-			R := pairwise.Mul3(rots[j], pairwise.Transpose3(rots[i]))
+			R := geom.Mul3(rots[j], geom.Transpose3(rots[i]))
 			var t [3]float64
 			for q := range 3 {
 				t[q] = ts[j][q] - (R[3*q]*ts[i][0] + R[3*q+1]*ts[i][1] + R[3*q+2]*ts[i][2])
 			}
 			if i == 0 && j == bad {
-				R = pairwise.Mul3(rodriguesY(5*math.Pi/180), R)
+				R = geom.Mul3(rodriguesY(5*math.Pi/180), R)
 			}
-			e := pairwise.Mul3([9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}, R)
+			e := geom.Mul3([9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}, R)
 			k := len(r.Verified)
 			kinv := [9]float64{1 / cam.Fx, 0, -cam.Cx / cam.Fx, 0, 1 / cam.Fy, -cam.Cy / cam.Fy, 0, 0, 1}
-			f := pairwise.Mul3(pairwise.Transpose3(kinv), pairwise.Mul3(e, kinv))
+			f := geom.Mul3(geom.Transpose3(kinv), geom.Mul3(e, kinv))
 			r.Verified = append(r.Verified, pairwise.Verified{I: i, J: j, Model: pairwise.Essential, Matrix: e, F: f})
 			pairOf[[2]int{i, j}] = k
 			for _, x := range pts {
@@ -93,7 +94,7 @@ func TestCorrectRotationLoops(t *testing.T) {
 			r, a, b, pairOf, cam, rots, _ := loopScene(c.views, c.bad)
 			opts := Options{RotationLoops: c.tau, Camera: cam}
 			if c.noCamera {
-				opts.Camera = pairwise.Camera{}
+				opts.Camera = geom.Intrinsics{}
 			}
 			before := append([]pairwise.Verified(nil), r.Verified...)
 			fixed, err := r.correctRotationLoops(context.Background(), a, b, pairOf, opts)
@@ -109,8 +110,8 @@ func TestCorrectRotationLoops(t *testing.T) {
 				}
 				v := r.Verified[k]
 				R, _, ok := pairwise.RelativePose(v.Matrix, a[k], b[k], cam, cam)
-				trueR := pairwise.Mul3(rots[v.J], pairwise.Transpose3(rots[v.I]))
-				if d := pairwise.RotationAngle(pairwise.Mul3(R, pairwise.Transpose3(trueR))); !ok || d > 0.2 {
+				trueR := geom.Mul3(rots[v.J], geom.Transpose3(rots[v.I]))
+				if d := geom.RotationAngle(geom.Mul3(R, geom.Transpose3(trueR))); !ok || d > 0.2 {
 					t.Errorf("pair %d-%d: new rotation %.3f° off the truth", v.I, v.J, d)
 				}
 				off := 0

@@ -38,6 +38,7 @@ import (
 	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/refine"
@@ -100,7 +101,7 @@ type Options struct {
 	Verification pairwise.VerifyOptions
 	// Camera, when known, holds the intrinsics of every image at full
 	// resolution: verification then fits an essential matrix instead of F.
-	Camera pairwise.Camera
+	Camera geom.Intrinsics
 	// Weighted gives associations the weight 1 − d1/d2 of their ratio
 	// test (guided matches weigh 1); the default is binary, which the
 	// verified pipeline needs (low weights inflate the universe estimate).
@@ -619,10 +620,10 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	if opts.Verify {
 		views = make([]pairwise.View, len(sets))
 		for i, s := range sets {
-			views[i] = pairwise.View{Camera: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
-			views[i].Points = make([]pairwise.Point, s.Len())
+			views[i] = pairwise.View{Intrinsics: opts.Camera, PixelScale: pixelScale(s, opts.Features.MaxDim)}
+			views[i].Points = make([]geom.Point, s.Len())
 			for k, kp := range s.Keypoints {
-				views[i].Points[k] = pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+				views[i].Points[k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
 			}
 		}
 		if opts.Estimator != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -37,7 +38,7 @@ func views(n, m int, seed uint64) ([]Image, []*features.Set) {
 // identity is an Estimator for images related by the identity homography.
 type identity struct{}
 
-func (identity) Estimate(kind pairwise.ModelKind, a, b []pairwise.Point, thr float64) ([9]float64, []bool, bool, error) {
+func (identity) Estimate(kind pairwise.ModelKind, a, b []geom.Point, thr float64) ([9]float64, []bool, bool, error) {
 	in := make([]bool, len(a))
 	if kind != pairwise.Homography {
 		return [9]float64{}, in, false, nil

@@ -213,7 +213,7 @@ func (r *Result) reconstructKnown(ctx context.Context, tracks [][]obsRef, opts O
 		st.Reason = "image size unknown"
 		return nil, nil, nil
 	}
-	fit, err := calib.Reconstruct(ctx, len(r.Sets), ct, rots, calib.Camera{Focal: K.Fx, Cx: K.Cx, Cy: K.Cy}, calib.Options{Width: w, Height: h})
+	fit, err := calib.Reconstruct(ctx, len(r.Sets), ct, rots, calib.SimpleRadial{Focal: K.Fx, Cx: K.Cx, Cy: K.Cy}, calib.Options{Width: w, Height: h})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -17,9 +18,9 @@ import (
 // model and K known; observation 0 of view 4 is moved 3 px across, which
 // every pair's epipolar band of 3 px may still hold but the point the
 // other four views fix does not.
-func reprojScene(n int, noise float64) (*Result, pairwise.Camera) {
+func reprojScene(n int, noise float64) (*Result, geom.Intrinsics) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	K := pairwise.Camera{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
+	K := geom.Intrinsics{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
 	centres := [5][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 0.8, 0}, {1, 1, 0.3}, {-0.8, 0.5, -0.2}}
 	r := &Result{PixelThreshold: 3}
 	for v := range 5 {
@@ -39,7 +40,7 @@ func reprojScene(n int, noise float64) (*Result, pairwise.Camera) {
 			t := [3]float64{centres[a][0] - centres[b][0], centres[a][1] - centres[b][1], centres[a][2] - centres[b][2]}
 			E := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
 			kinv := [9]float64{1 / K.Fx, 0, -K.Cx / K.Fx, 0, 1 / K.Fy, -K.Cy / K.Fy, 0, 0, 1}
-			F := pairwise.Mul3(pairwise.Transpose3(kinv), pairwise.Mul3(E, kinv))
+			F := geom.Mul3(geom.Transpose3(kinv), geom.Mul3(E, kinv))
 			r.Verified = append(r.Verified, pairwise.Verified{I: a, J: b, Model: pairwise.Essential, Matrix: E, F: F})
 		}
 	}

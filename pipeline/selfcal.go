@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/clearmatch/clearmatch/calib"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -48,7 +49,7 @@ func (r *Result) selfCalibrate(ctx context.Context) error {
 		fs = append(fs, r.Verified[k].F)
 	}
 	f0 := focalFromFundamentals(fs, cx, cy, float64(max(w, h)))
-	K := pairwise.Camera{Fx: f0, Fy: f0, Cx: cx, Cy: cy}
+	K := geom.Intrinsics{Fx: f0, Fy: f0, Cx: cx, Cy: cy}
 	var rots []calib.Rotation
 	for _, k := range keys {
 		if err := ctx.Err(); err != nil {
@@ -80,7 +81,7 @@ func (r *Result) selfCalibrate(ctx context.Context) error {
 // calib.SelectViews takes for the tracks ct. They come in image order (I,
 // then J). Only these need a rotation: on a large folder, a few dozen
 // views of hundreds.
-func (r *Result) calibPairs(ct [][]calib.Obs, a map[int][]pairwise.Point, pairOf map[[2]int]int, model pairwise.ModelKind) []int {
+func (r *Result) calibPairs(ct [][]calib.Obs, a map[int][]geom.Point, pairOf map[[2]int]int, model pairwise.ModelKind) []int {
 	var links []calib.Rotation
 	for k := range a {
 		if v := r.Verified[k]; len(a[k]) >= minCalibPair && v.Model == model {
@@ -110,7 +111,7 @@ func (r *Result) calibPairs(ct [][]calib.Obs, a map[int][]pairwise.Point, pairOf
 // point (cx, cy).
 func essentialOf(F [9]float64, f, cx, cy float64) [9]float64 {
 	K := [9]float64{f, 0, cx, 0, f, cy, 0, 0, 1}
-	return pairwise.Mul3(pairwise.Transpose3(K), pairwise.Mul3(F, K))
+	return geom.Mul3(geom.Transpose3(K), geom.Mul3(F, K))
 }
 
 // focalFromFundamentals returns the focal length, on a logarithmic grid
@@ -130,7 +131,7 @@ func focalFromFundamentals(fs [][9]float64, cx, cy, side float64) float64 {
 		f := side * 0.3 * math.Pow(10, float64(s)/steps)
 		n := 0
 		for _, F := range fs {
-			sv, ok := pairwise.SingularValues3(essentialOf(F, f, cx, cy))
+			sv, ok := geom.SingularValues3(essentialOf(F, f, cx, cy))
 			if !ok || sv[0]+sv[1] == 0 {
 				continue
 			}

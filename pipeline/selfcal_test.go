@@ -4,14 +4,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // fundamental is K⁻ᵀ [t]× R K⁻¹ for the camera (f, cx, cy).
 func fundamental(f, cx, cy float64, R [9]float64, t [3]float64) [9]float64 {
-	Ki, _ := pairwise.Inverse3([9]float64{f, 0, cx, 0, f, cy, 0, 0, 1})
+	Ki, _ := geom.Inverse3([9]float64{f, 0, cx, 0, f, cy, 0, 0, 1})
 	tx := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
-	return pairwise.Mul3(pairwise.Transpose3(Ki), pairwise.Mul3(pairwise.Mul3(tx, R), Ki))
+	return geom.Mul3(geom.Transpose3(Ki), geom.Mul3(geom.Mul3(tx, R), Ki))
 }
 
 func rotY(deg float64) [9]float64 {
@@ -31,9 +31,9 @@ func TestFocalFromFundamentals(t *testing.T) {
 		t [3]float64
 	}{
 		{rotY(10), [3]float64{1, 0.1, 0.2}},
-		{pairwise.Mul3(rotY(-15), rotX(5)), [3]float64{-1, 0.2, 0.3}},
+		{geom.Mul3(rotY(-15), rotX(5)), [3]float64{-1, 0.2, 0.3}},
 		{rotX(8), [3]float64{0.1, 1, 0.1}},
-		{pairwise.Mul3(rotY(20), rotX(-3)), [3]float64{1, -0.3, 0.5}},
+		{geom.Mul3(rotY(20), rotX(-3)), [3]float64{1, -0.3, 0.5}},
 	}
 	for _, tc := range []struct {
 		name string

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -148,10 +149,10 @@ func (r *Result) epipolarPairs() map[[2]int]int {
 // pairMatches returns the matches each pair of pairOf is exported with:
 // its tracks' matches that fit its model, at the output keypoints, as
 // (v.I's, v.J's) points by index in r.Verified.
-func (r *Result) pairMatches(tracks [][]obsRef, pairOf map[[2]int]int) (a, b map[int][]pairwise.Point) {
+func (r *Result) pairMatches(tracks [][]obsRef, pairOf map[[2]int]int) (a, b map[int][]geom.Point) {
 	sets := r.Output()
-	a = map[int][]pairwise.Point{}
-	b = map[int][]pairwise.Point{}
+	a = map[int][]geom.Point{}
+	b = map[int][]geom.Point{}
 	for _, t := range tracks {
 		for x := range t {
 			for y := x + 1; y < len(t); y++ {
@@ -171,14 +172,14 @@ func (r *Result) pairMatches(tracks [][]obsRef, pairOf map[[2]int]int) (a, b map
 }
 
 // point is observation o's keypoint in sets.
-func point(sets []*features.Set, o obsRef) pairwise.Point {
+func point(sets []*features.Set, o obsRef) geom.Point {
 	kp := sets[o.img].Keypoints[o.kp]
-	return pairwise.Point{X: float64(kp.X), Y: float64(kp.Y)}
+	return geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
 }
 
 // oriented returns the keypoints of o and q, two observations in v's
 // images, as (v.I's, v.J's).
-func oriented(sets []*features.Set, v *pairwise.Verified, o, q obsRef) (pairwise.Point, pairwise.Point) {
+func oriented(sets []*features.Set, v *pairwise.Verified, o, q obsRef) (geom.Point, geom.Point) {
 	if o.img == v.I {
 		return point(sets, o), point(sets, q)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -20,15 +21,15 @@ func weakScene(n int) *Result {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const f, cx, cy = 800.0, 640.0, 480.0
 	centres := [4][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 0.8, 0}, {1, 1, 0.3}}
-	proj := func(v int, x [3]float64) pairwise.Point {
+	proj := func(v int, x [3]float64) geom.Point {
 		y := [3]float64{x[0] - centres[v][0], x[1] - centres[v][1], x[2] - centres[v][2]}
-		return pairwise.Point{X: f*y[0]/y[2] + cx, Y: f*y[1]/y[2] + cy}
+		return geom.Point{X: f*y[0]/y[2] + cx, Y: f*y[1]/y[2] + cy}
 	}
 	fund := func(a, b int) [9]float64 { // x_bᵀ F x_a = 0, identity rotations
 		t := [3]float64{centres[a][0] - centres[b][0], centres[a][1] - centres[b][1], centres[a][2] - centres[b][2]}
 		kinv := [9]float64{1 / f, 0, -cx / f, 0, 1 / f, -cy / f, 0, 0, 1}
 		tx := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
-		return pairwise.Mul3(pairwise.Transpose3(kinv), pairwise.Mul3(tx, kinv))
+		return geom.Mul3(geom.Transpose3(kinv), geom.Mul3(tx, kinv))
 	}
 	r := &Result{PixelThreshold: 3}
 	for v := range 4 {
@@ -49,7 +50,7 @@ func weakScene(n int) *Result {
 	}
 	// Move view 3's observation 0 along the epipolar line of view 0's.
 	k0, k3 := r.Sets[0].Keypoints[0], &r.Sets[3].Keypoints[0]
-	l := pairwise.Mul3(fund(0, 3), [9]float64{float64(k0.X), 0, 0, float64(k0.Y), 0, 0, 1, 0, 0})
+	l := geom.Mul3(fund(0, 3), [9]float64{float64(k0.X), 0, 0, float64(k0.Y), 0, 0, 1, 0, 0})
 	d := math.Hypot(l[0], l[3])
 	k3.X += float32(12 * -l[3] / d)
 	k3.Y += float32(12 * l[0] / d)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // TestMatchFolderErrors: a missing folder, an empty one, one whose images
@@ -99,24 +99,24 @@ func TestParseIntrinsics(t *testing.T) {
 		os.WriteFile(p, []byte(text), 0o644)
 		return p
 	}
-	want := pairwise.Camera{Fx: 2905.88, Fy: 2905.88, Cx: 1416, Cy: 1064}
+	want := geom.Intrinsics{Fx: 2905.88, Fy: 2905.88, Cx: 1416, Cy: 1064}
 	for _, tc := range []struct {
 		in      string
-		want    pairwise.Camera
+		want    geom.Intrinsics
 		wantErr string
 	}{
 		{"2905.88,2905.88,1416,1064", want, ""},
 		{file("K.txt", "2905.88 0 1416 \n0 2905.88 1064\n0 0 1"), want, ""},
 		{file("K2.txt", "[5811.76, 0, 2832; 0, 5811.76, 2128; 0, 0, 2]"), want, ""},
 		{file("four.txt", "2905.88 2905.88 1416 1064\n"), want, ""},
-		{file("skew.txt", "1000 3 500\n0 1000 400\n0 0 1"), pairwise.Camera{}, "K has skew 3"},
-		{file("notk.txt", "1000 0 500\n0 1000 400\n1 0 1"), pairwise.Camera{}, "not a camera matrix K"},
-		{file("five.txt", "1 2 3 4 5"), pairwise.Camera{}, "5 numbers"},
-		{file("word.txt", "1000 0 abc\n0 1000 400\n0 0 1"), pairwise.Camera{}, `"abc" is not a number`},
-		{"1000,0,500,400", pairwise.Camera{}, "0 is not a valid fy"},
-		{filepath.Join(dir, "missing.txt"), pairwise.Camera{}, "want fx,fy,cx,cy or a file"},
-		{dir, pairwise.Camera{}, "not a text file"},
-		{"/dev/zero", pairwise.Camera{}, "not a text file"},
+		{file("skew.txt", "1000 3 500\n0 1000 400\n0 0 1"), geom.Intrinsics{}, "K has skew 3"},
+		{file("notk.txt", "1000 0 500\n0 1000 400\n1 0 1"), geom.Intrinsics{}, "not a camera matrix K"},
+		{file("five.txt", "1 2 3 4 5"), geom.Intrinsics{}, "5 numbers"},
+		{file("word.txt", "1000 0 abc\n0 1000 400\n0 0 1"), geom.Intrinsics{}, `"abc" is not a number`},
+		{"1000,0,500,400", geom.Intrinsics{}, "0 is not a valid fy"},
+		{filepath.Join(dir, "missing.txt"), geom.Intrinsics{}, "want fx,fy,cx,cy or a file"},
+		{dir, geom.Intrinsics{}, "not a text file"},
+		{"/dev/zero", geom.Intrinsics{}, "not a text file"},
 	} {
 		got, err := parseIntrinsics(tc.in)
 		switch {

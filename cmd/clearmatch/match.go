@@ -16,6 +16,7 @@ import (
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
@@ -368,12 +369,12 @@ func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string
 }
 
 // keypointPoints returns every image's keypoint positions.
-func keypointPoints(sets []*features.Set) [][]eval.Point {
-	points := make([][]eval.Point, len(sets))
+func keypointPoints(sets []*features.Set) [][]geom.Point {
+	points := make([][]geom.Point, len(sets))
 	for i, s := range sets {
-		points[i] = make([]eval.Point, s.Len())
+		points[i] = make([]geom.Point, s.Len())
 		for k, kp := range s.Keypoints {
-			points[i][k] = eval.Point{X: float64(kp.X), Y: float64(kp.Y)}
+			points[i][k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
 		}
 	}
 	return points

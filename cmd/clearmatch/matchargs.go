@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/clearmatch/clearmatch/export"
-	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // check refuses every impossible value before any work starts, and fills
@@ -97,15 +97,15 @@ func (o *matchOptions) check(inputs []string) error {
 // parseIntrinsics reads -intrinsics: "fx,fy,cx,cy", or a file holding
 // those four numbers or a 3×3 K (row by row, as datasets ship it: K.txt),
 // separated by spaces, commas or line breaks.
-func parseIntrinsics(s string) (pairwise.Camera, error) {
+func parseIntrinsics(s string) (geom.Intrinsics, error) {
 	src, text := "-intrinsics", s
 	if strings.Count(s, ",") != 3 {
 		b, err := readSmallFile(s, 1<<16)
 		if errors.Is(err, fs.ErrNotExist) {
-			return pairwise.Camera{}, usagef("-intrinsics %q: want fx,fy,cx,cy or a file holding them or a 3×3 K", s)
+			return geom.Intrinsics{}, usagef("-intrinsics %q: want fx,fy,cx,cy or a file holding them or a 3×3 K", s)
 		}
 		if err != nil {
-			return pairwise.Camera{}, usageError{err}
+			return geom.Intrinsics{}, usageError{err}
 		}
 		src, text = s, string(b)
 	}
@@ -116,7 +116,7 @@ func parseIntrinsics(s string) (pairwise.Camera, error) {
 	for i, w := range f {
 		x, err := strconv.ParseFloat(w, 64)
 		if err != nil || math.IsInf(x, 0) {
-			return pairwise.Camera{}, usagef("%s: %q is not a number", src, w)
+			return geom.Intrinsics{}, usagef("%s: %q is not a number", src, w)
 		}
 		v[i] = x
 	}
@@ -125,21 +125,21 @@ func parseIntrinsics(s string) (pairwise.Camera, error) {
 	case 9:
 		k := v
 		if k[8] == 0 || k[3] != 0 || k[6] != 0 || k[7] != 0 {
-			return pairwise.Camera{}, usagef("%s: not a camera matrix K (want fx 0 cx / 0 fy cy / 0 0 1)", src)
+			return geom.Intrinsics{}, usagef("%s: not a camera matrix K (want fx 0 cx / 0 fy cy / 0 0 1)", src)
 		}
 		if k[1] != 0 {
-			return pairwise.Camera{}, usagef("%s: K has skew %v; clearmatch's cameras have none", src, k[1])
+			return geom.Intrinsics{}, usagef("%s: K has skew %v; clearmatch's cameras have none", src, k[1])
 		}
 		v = []float64{k[0] / k[8], k[4] / k[8], k[2] / k[8], k[5] / k[8]}
 	default:
-		return pairwise.Camera{}, usagef("%s: %d numbers; want fx,fy,cx,cy or a 3×3 K", src, len(v))
+		return geom.Intrinsics{}, usagef("%s: %d numbers; want fx,fy,cx,cy or a 3×3 K", src, len(v))
 	}
 	for i, x := range v {
 		if !(x >= 0) || i < 2 && x == 0 {
-			return pairwise.Camera{}, usagef("%s: %v is not a valid %s", src, x, [4]string{"fx", "fy", "cx", "cy"}[i])
+			return geom.Intrinsics{}, usagef("%s: %v is not a valid %s", src, x, [4]string{"fx", "fy", "cx", "cy"}[i])
 		}
 	}
-	return pairwise.Camera{Fx: v[0], Fy: v[1], Cx: v[2], Cy: v[3]}, nil
+	return geom.Intrinsics{Fx: v[0], Fy: v[1], Cx: v[2], Cy: v[3]}, nil
 }
 
 // readSmallFile reads a regular file of at most limit bytes.
