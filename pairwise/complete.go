@@ -75,7 +75,9 @@ const (
 	DefaultCompletePairMatches = 30
 )
 
-func (o CompleteOptions) withDefaults() CompleteOptions {
+// WithDefaults returns o with the fields left 0 set to the values they
+// stand for.
+func (o CompleteOptions) WithDefaults() CompleteOptions {
 	if o.Threshold == 0 {
 		o.Threshold = DefaultCompleteThreshold
 	}
@@ -128,7 +130,7 @@ func CompleteTracks(ctx context.Context, views []View, dim int, verified []Verif
 	if opts.Descriptors == nil && opts.DescriptorRows == nil {
 		return nil, 0, fmt.Errorf("pairwise: completion needs Descriptors or DescriptorRows")
 	}
-	o := opts.withDefaults()
+	o := opts.WithDefaults()
 	n := len(views)
 	if len(off) != n+1 || off[n] != len(item) {
 		return nil, 0, fmt.Errorf("pairwise: completion with %d offsets for %d views and %d observations", len(off), n, len(item))

@@ -45,7 +45,7 @@ func TestDescriptorMemoryGivesTheSameResult(t *testing.T) {
 			t.Helper()
 			o := DefaultOptions()
 			o.Verification.NoGuided = !guided
-			o.CacheDir, o.DescriptorMemory = cache, budget
+			o.Cache.Features, o.Cache.DescriptorMemory = cache, budget
 			r, err := Run(context.Background(), ims, o)
 			if err != nil {
 				t.Fatal(err)

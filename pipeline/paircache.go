@@ -67,12 +67,11 @@ func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.
 		binary.Write(h, binary.LittleEndian, d)
 		h.Sum(c.digest[i][:0])
 	}
-	mo := opts.Match
-	mo.Workers, mo.Progress, mo.OnPair, mo.Pairs, mo.Window = 0, nil, nil, nil, 0
-	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.RootSIFT, mo)
-	vo := opts.Verification
+	mo := pairwise.Options{Ratio: opts.Matching.Ratio, Mutual: opts.Matching.Mutual}
+	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.Matching.RootSIFT, mo)
+	vo := opts.Verification.VerifyOptions
 	vo.Workers, vo.Progress, vo.OnPair, vo.Descriptors = 0, nil, nil, nil
-	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %+v %s", pairCacheVersion, est, est, vo, opts.Camera, c.matchParams)
+	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %+v %s", pairCacheVersion, est, est, vo, opts.Verification.Intrinsics, c.matchParams)
 	return c, nil
 }
 

@@ -15,9 +15,9 @@ import (
 func TestPairCache(t *testing.T) {
 	ims, sets := views(5, 40, 3)
 	o := DefaultOptions()
-	o.Matcher, o.Estimator = pairwise.BruteForce{}, identity{}
+	o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
 	dir := t.TempDir()
-	o.PairCacheDir = dir
+	o.Cache.Pairs = dir
 	run := func(n int, o Options) *Result {
 		t.Helper()
 		r, err := Match(context.Background(), ims[:n], sets[:n], o)
@@ -30,7 +30,7 @@ func TestPairCache(t *testing.T) {
 		return reflect.DeepEqual(a.Matches, b.Matches) && reflect.DeepEqual(a.Verified, b.Verified) && reflect.DeepEqual(a.Clear.Item, b.Clear.Item) && reflect.DeepEqual(a.Item, b.Item)
 	}
 	noCache := o
-	noCache.PairCacheDir = ""
+	noCache.Cache.Pairs = ""
 	want4 := run(4, noCache)
 
 	first := run(4, o)
@@ -48,7 +48,7 @@ func TestPairCache(t *testing.T) {
 	}
 	// Other options are other keys.
 	ratio := o
-	ratio.Match.Ratio = 0.7
+	ratio.Matching.Ratio = 0.7
 	if r := run(4, ratio); r.PairCacheHits != [2]int{0, 0} {
 		t.Fatalf("ratio 0.7 hit the cache of 0.8: %v", r.PairCacheHits)
 	}
@@ -88,7 +88,7 @@ func TestPairCache(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o644)
 	bad := o
-	bad.PairCacheDir = filepath.Join(blocker, "pairs")
+	bad.Cache.Pairs = filepath.Join(blocker, "pairs")
 	if r := run(4, bad); r.PairCacheError == nil || !same(r, want4) {
 		t.Fatalf("unwritable cache: err %v", r.PairCacheError)
 	}
@@ -112,7 +112,7 @@ func TestCompactSetsMatchTheSame(t *testing.T) {
 	}
 	for _, mode := range []string{PairsExhaustive, PairsRetrieval} {
 		o := DefaultOptions()
-		o.Matcher, o.Estimator = pairwise.BruteForce{}, identity{}
+		o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
 		o.Pairs = PairOptions{Mode: mode, K: 2, Rounds: 1, Retrieval: testRetrieval}
 		a, err := Match(context.Background(), ims, sets, o)
 		if err != nil {

@@ -48,6 +48,17 @@ type PairOptions struct {
 	Rounds int
 	// Retrieval configures the vocabulary and codes.
 	Retrieval retrieval.Options
+	// List, when set, is the pairs to match (image indices), overriding
+	// Mode; Window, when positive, limits exhaustive matching to images at
+	// most this far apart in order (video).
+	List   [][2]int
+	Window int
+}
+
+// pairList resolves List or Window to the pairs of n images (every pair
+// when neither is set).
+func (o PairOptions) pairList(n int) ([][2]int, error) {
+	return pairwise.Options{Pairs: o.List, Window: o.Window}.PairList(n)
 }
 
 func (o PairOptions) k() int {
@@ -80,7 +91,7 @@ func (o PairOptions) validate() error {
 	if !(o.MinRelative >= 0 && o.MinRelative < 1) {
 		return fmt.Errorf("pipeline: relative similarity floor %v is not in [0, 1)", o.MinRelative)
 	}
-	if o.K < 0 || o.Overlap < 0 || o.Rounds < 0 {
+	if o.K < 0 || o.Overlap < 0 || o.Rounds < 0 || o.Window < 0 {
 		return fmt.Errorf("pipeline: negative pair selection option (k %d, overlap %d, rounds %d)", o.K, o.Overlap, o.Rounds)
 	}
 	return nil
@@ -133,8 +144,8 @@ func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, erro
 			}
 		}
 	}
-	if opts.Match.Pairs != nil {
-		ps, err := opts.Match.PairList(n)
+	if opts.Pairs.List != nil {
+		ps, err := opts.Pairs.pairList(n)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +163,7 @@ func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, erro
 	sel.mode = mode
 	switch mode {
 	case PairsExhaustive:
-		ps, err := opts.Match.PairList(n)
+		ps, err := opts.Pairs.pairList(n)
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ func TestPairSelection(t *testing.T) {
 	ims, sets := append(imsA, imsB...), append(setsA, setsB...)
 	scene := func(i int) int { return i / 6 }
 	base := DefaultOptions()
-	base.Matcher, base.Estimator = pairwise.BruteForce{}, identity{}
+	base.Matching.Matcher, base.Verification.Estimator = pairwise.BruteForce{}, identity{}
 	cases := []struct {
 		name      string
 		pairs     PairOptions
@@ -48,7 +48,7 @@ func TestPairSelection(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := base
-			o.Pairs, o.Match.Pairs = c.pairs, c.given
+			o.Pairs, o.Pairs.List = c.pairs, c.given
 			r, err := Match(context.Background(), ims, sets, o)
 			if c.wantError {
 				if err == nil {
@@ -100,7 +100,7 @@ func TestPairSelection(t *testing.T) {
 func TestRetrievalSeesRootSIFT(t *testing.T) {
 	ims, sets := views(14, 60, 9)
 	o := DefaultOptions()
-	o.Matcher, o.Estimator = pairwise.BruteForce{}, identity{}
+	o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
 	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 3, Retrieval: testRetrieval}
 	r, err := Match(context.Background(), ims, sets, o)
 	if err != nil {

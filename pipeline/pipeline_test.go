@@ -57,10 +57,10 @@ func TestMatchPureGo(t *testing.T) {
 		opts Options
 	}{
 		{"paper", PaperOptions()},
-		{"verified", func() Options { o := DefaultOptions(); o.Estimator = identity{}; return o }()},
+		{"verified", func() Options { o := DefaultOptions(); o.Verification.Estimator = identity{}; return o }()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.opts.Matcher = pairwise.BruteForce{}
+			tc.opts.Matching.Matcher = pairwise.BruteForce{}
 			r, err := Match(context.Background(), ims, sets, tc.opts)
 			if err != nil {
 				t.Fatal(err)
@@ -91,7 +91,7 @@ func TestMatchCancelled(t *testing.T) {
 	ims, sets := views(3, 10, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Match(ctx, ims, sets, Options{Matcher: pairwise.BruteForce{}}); !errors.Is(err, context.Canceled) {
+	if _, err := Match(ctx, ims, sets, Options{Matching: MatchOptions{Matcher: pairwise.BruteForce{}}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
 }

@@ -40,7 +40,7 @@ func TestRunSkipsUnreadable(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := PaperOptions()
-		opts.Strict = strict
+		opts.Features.Strict = strict
 		return Run(context.Background(), ims, opts)
 	}
 	if _, err := run(false); !errors.Is(err, ErrTooFewImages) || !strings.Contains(err.Error(), "1 of 4") || !strings.Contains(err.Error(), "notes.jpg") {

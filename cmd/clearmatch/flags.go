@@ -82,6 +82,13 @@ func helpAll(args []string) bool {
 	return false
 }
 
+// given returns whether a flag was set on the command line.
+func (fs *flagSet) given() func(name string) bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return func(name string) bool { return set[name] }
+}
+
 // explain rewrites the flag package's errors for a person: an unknown
 // flag names its nearest known one.
 func (fs *flagSet) explain(err error) error {

@@ -12,12 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
-	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
@@ -40,73 +38,37 @@ Example:
   colmap mapper --database_path run/colmap/database.db --image_path photos --output_path run/sparse`
 
 type matchOptions struct {
-	out, cache, overlayPairs, export, assignment, pairsFile, intrinsics string
-	cameraModel, gt                                                     string
-	singleCamera                                                        bool
-	minTrack, universe                                                  int
-	threshold                                                           float64
-	strict, force, guided, overlays                                     bool
-	descMiB                                                             int64
-	pipe                                                                pipeline.Options
+	out, overlayPairs, pairsArg, gt string
+	progress                        string
+	force, overlays                 bool
+	cache                           cacheFlags
+	verify                          verifyFlags
+	solve                           solveFlags
+	track                           trackFlags
+	exp                             exportFlags
+	pipe                            pipeline.Options
 }
 
+// addFlags defines match's flags: the output's here, the pipeline's by
+// group (matchflags.go), every default from pipeline.DefaultOptions.
 func (o *matchOptions) addFlags(fs *flag.FlagSet) {
 	o.pipe = pipeline.DefaultOptions()
 	p := &o.pipe
-	o.cache = defaultCacheDir()
 	fs.StringVar(&o.out, "out", "", "output directory (required)")
 	fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
-	fs.Float64Var(&p.Match.Ratio, "ratio", p.Match.Ratio, "Lowe's ratio on distances (the paper's 1.5 on squared distances is 0.8165)")
-	fs.BoolVar(&p.Match.Mutual, "mutual", false, "keep only mutual nearest neighbours (cross-check)")
-	fs.BoolVar(&p.Weighted, "weighted", false, "weight associations by 1 - d1/d2 (weighted CLEAR input)")
-	fs.IntVar(&p.Match.Window, "window", 0, "match only images at most this far apart in order (video); 0: all pairs")
-	fs.StringVar(&o.pairsFile, "pairs", pipeline.PairsAuto, "pairs to match: auto (exhaustive up to 2k+1 images, retrieval above, plus sequential for numbered names), exhaustive, sequential, retrieval, or a file listing \"name_a name_b\" per line (write ./auto for a file of that name)")
-	fs.IntVar(&p.Pairs.K, "retrieval-k", 25, "retrieval: match each image with its k most similar images")
-	fs.IntVar(&p.Pairs.Overlap, "sequential-overlap", 10, "sequential: match each image with the next n (and quadratically farther)")
-	fs.IntVar(&p.Pairs.Rounds, "completion-rounds", p.Pairs.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C)")
-	fs.IntVar(&p.Features.MaxFeatures, "max-features", p.Features.MaxFeatures, "keep the N SIFT features of strongest response per image (0: all)")
-	fs.Float64Var(&p.Features.ContrastThreshold, "contrast", p.Features.ContrastThreshold, "SIFT contrast threshold (OpenCV's default is 0.04)")
-	fs.Float64Var(&p.Features.EdgeThreshold, "edge", 10, "SIFT edge threshold")
-	p.Features.MaxDim = 3200
-	fs.IntVar(&p.Features.MaxDim, "max-dim", p.Features.MaxDim, "downscale images whose larger side exceeds N pixels before detection, as COLMAP's max_image_size does (0: never)")
-	fs.Int64Var(&p.Features.MaxPixels, "max-pixels", imagefile.DefaultMaxPixels, "refuse images of more pixels than this (width × height, read from the header before decoding)")
-	fs.BoolVar(&p.RootSIFT, "rootsift", p.RootSIFT, "match RootSIFT descriptors")
-	fs.BoolVar(&p.Verify, "verify", p.Verify, "verify pairs geometrically (and add guided matches with -guided)")
-	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", 3, "largest model error of an inlier, pixels at detection resolution")
-	fs.IntVar(&p.Verification.MinInliers, "min-inliers", 15, "fewest inliers of a verified pair (lowered for images with few features)")
-	fs.Float64Var(&p.Verification.MinInlierRatio, "min-inlier-ratio", 0, "reject a pair whose inliers are fewer than this fraction of its ratio matches (0: none, as COLMAP)")
-	fs.BoolVar(&p.Complete, "complete", p.Complete, "extend tracks by epipolar transfer (needs -verify; off by default without it): a keypoint where two of a track's epipolar lines cross, with a close descriptor, joins it")
-	fs.Float64Var(&p.Completion.MinAngle, "complete-angle", pairwise.DefaultCompleteAngle, "least angle (degrees) between the two epipolar lines of -complete")
-	fs.Float64Var(&p.Completion.Threshold, "complete-threshold", pairwise.DefaultCompleteThreshold, "largest distance (pixels) of a -complete candidate from each epipolar line")
-	fs.Float64Var(&p.Completion.MaxDistance, "complete-distance", pairwise.DefaultCompleteDistance, "largest SIFT descriptor distance of a -complete candidate from the track (descriptor norm 512)")
-	fs.IntVar(&p.Completion.MinPairMatches, "complete-pair-matches", pairwise.DefaultCompletePairMatches, "fewest verified matches of a pair whose epipolar lines -complete uses")
-	fs.IntVar(&p.Completion.MinLines, "complete-lines", 2, "fewest epipolar lines (track views verified with the candidate's) for -complete")
-	fs.BoolVar(&p.Refine, "refine", p.Refine, "move each track's keypoints onto its reference observation's scene point by aligning image patches (reads every image again)")
-	fs.BoolVar(&o.guided, "guided", !p.Verification.NoGuided, "add guided matches to verified pairs (features within -guided-threshold of the model; off by default, as in COLMAP: it costs SfM accuracy)")
-	fs.Float64Var(&p.Verification.GuidedThreshold, "guided-threshold", 0, "largest model error of a guided match, pixels at detection resolution (0: -verify-threshold)")
-	fs.Float64Var(&p.Verification.GuidedRatio, "guided-ratio", 0.8, "ratio test among a guided match's candidates in the epipolar band")
-	fs.IntVar(&p.WeakPairs, "weak-pairs", p.WeakPairs, "weak-pair filter (0: off): refit the E or F of each verified pair exported with fewer matches than this, and take an observation out of its track when it is -weak-threshold off two such pairs' refitted models with the rest of the track")
-	fs.Float64Var(&p.WeakThreshold, "weak-threshold", pipeline.DefaultWeakThreshold, "Sampson distance (pixels, detection resolution) of -weak-pairs")
-	fs.Float64Var(&p.RotationLoops, "rotation-loops", p.RotationLoops, "with -intrinsics: degrees within which an essential pair's rotation must close some triangle of essential pairs; a pair none confirms gets the rotation its triangles give and its baseline refitted (0: off)")
-	fs.BoolVar(&p.SelfCalibrate, "self-calibrate", p.SelfCalibrate, "without -intrinsics: estimate the camera the images share (principal point, focal length, radial distortion) by bundle adjustment over the tracks and start the COLMAP export's camera there; the principal point stays at the image centre unless the tracks call for another")
-	fs.BoolVar(&p.ReprojExtend, "reproj-extend", p.ReprojExtend, "with -reproj-filter, add to each track the keypoint of each image it misses that lies within the filter's cut of the track's point and has a close descriptor")
-	fs.Float64Var(&p.ReprojFilter, "reproj-filter", p.ReprojFilter, "reconstruct the images from the tracks (with -intrinsics, or the -self-calibrate camera) and take out of its track every observation more than this many pixels (detection resolution) from its track's point (0: off)")
-	fs.StringVar(&o.intrinsics, "intrinsics", "", "the camera of every image, as fx,fy,cx,cy or a file holding them or a 3×3 K (K.txt), in full-resolution pixels with the first pixel's centre at (0,0), OpenCV's convention (a K in COLMAP's, first centre at (0.5,0.5), has cx and cy 0.5 more: subtract it; the export adds it back); pairs are then verified with essential matrices")
-	fs.IntVar(&p.Clear.MaxComponent, "max-component", p.Clear.MaxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
-	fs.IntVar(&p.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
-	fs.StringVar(&o.cache, "cache", o.cache, "cache directory: features, and each pair's matches and verification in pairs/, so an interrupted or extended run only does new work (\"\" disables it)")
-	fs.Int64Var(&o.descMiB, "descriptor-memory", pipeline.DefaultDescriptorMemory>>20, "MiB of descriptors kept in memory; the images used least recently are read back from -cache when needed (0: keep every image's)")
-	fs.IntVar(&o.minTrack, "min-track", 2, "drop tracks with fewer observations (the paper's post-processing)")
-	fs.StringVar(&o.assignment, "assignment", "greedy", "CLEAR assignment: greedy or hungarian")
-	fs.IntVar(&o.universe, "universe", 0, "known universe size (0: estimate)")
-	fs.Float64Var(&o.threshold, "threshold", clear.DefaultThreshold, "CLEAR eigenvalue threshold")
 	fs.BoolVar(&o.overlays, "overlays", false, "draw overlays/: every image with its keypoints coloured by track, and match pictures of -overlay-pairs (full resolution: about 8 MB and 3 s an image)")
 	fs.StringVar(&o.overlayPairs, "overlay-pairs", "next", "with -overlays, the pairs whose matches are drawn: next (each image with the next), none, or i-j,k-l (0-based); giving pairs turns -overlays on")
-	fs.StringVar(&o.export, "export", "", "also write the input of an SfM engine: colmap (colmap/database.db and text files)")
-	fs.StringVar(&o.cameraModel, "camera-model", "SIMPLE_RADIAL", "COLMAP camera model of the export: "+export.ColmapModels+"; the one-focal models take (fx+fy)/2 of -intrinsics, PINHOLE keeps fx and fy (for colmap mapper with the focal length fixed)")
-	fs.BoolVar(&o.singleCamera, "single-camera", true, "images of one size and focal prior share one COLMAP camera (false: one camera per image)")
-	fs.BoolVar(&o.strict, "strict", false, "an unreadable image is an error instead of a warning")
 	fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches (Sampson distance) and the tracks they chain into (triangulated from the true cameras) under the true geometry (ground_truth.json)")
+	fs.IntVar(&p.Workers, "workers", p.Workers, "parallel workers (0: GOMAXPROCS)")
+	fs.StringVar(&o.progress, "progress", "text", "progress on stderr: text, for a person, or json, one object a line (stage, done, total, unit, rate, elapsed_s) for scripts and GUIs")
+	addFeatureFlags(fs, &p.Features)
+	addCacheFlags(fs, &o.cache)
+	addPairFlags(fs, &p.Pairs, &o.pairsArg)
+	addMatchingFlags(fs, &p.Matching)
+	addVerifyFlags(fs, &p.Verification, &o.verify)
+	addSolveFlags(fs, &p.Solve, &o.solve)
+	addTrackFlags(fs, &p.Tracks, &o.track)
+	addExportFlags(fs, &o.exp)
 }
 
 // matchCommon are the flags `clearmatch match -h` shows; the rest tune the
@@ -126,7 +88,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := o.check(inputs); err != nil {
 		return err
 	}
-	if err := o.resolve(fs.FlagSet); err != nil {
+	if err := o.checkDependencies(fs.given()); err != nil {
 		return err
 	}
 	if os.Getenv("GOGC") == "" {
@@ -156,11 +118,11 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	switch o.pairsFile {
+	switch o.pairsArg {
 	case pipeline.PairsAuto, pipeline.PairsExhaustive, pipeline.PairsSequential, pipeline.PairsRetrieval:
-		o.pipe.Pairs.Mode = o.pairsFile
+		o.pipe.Pairs.Mode = o.pairsArg
 	default:
-		if o.pipe.Match.Pairs, err = readPairsFile(o.pairsFile, pipeline.Names(images)); err != nil {
+		if o.pipe.Pairs.List, err = readPairsFile(o.pairsArg, pipeline.Names(images)); err != nil {
 			return err
 		}
 	}
@@ -170,25 +132,27 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer stage.Discard()
 
-	pr := newProgress(stderr)
-	o.pipe.CacheDir, o.pipe.Strict, o.pipe.Progress = o.cache, o.strict, pr
-	if o.cache != "" {
-		o.pipe.PairCacheDir = filepath.Join(o.cache, "pairs")
+	pr, err := newProgressPrinter(o.progress, stderr)
+	if err != nil {
+		return err
 	}
+	o.pipe.Progress = pr
 	res, err := pipeline.Run(ctx, images, o.pipe)
 	if err != nil {
 		return err
 	}
 	printRunWarnings(stderr, res)
-	if len(res.Skipped) > 0 && (o.pipe.Match.Pairs != nil || overlayPairs != nil) {
+	if len(res.Skipped) > 0 && (o.pipe.Pairs.List != nil || overlayPairs != nil) {
 		return fmt.Errorf("%d images were skipped, so -pairs and -overlay-pairs indices no longer apply; fix or remove them (or use -strict)", len(res.Skipped))
 	}
-	printStageLines(stderr, res, &o)
+	if o.progress != "json" {
+		printStageLines(stderr, res, &o)
+	}
 	w := &matchWriter{dir: stage.Dir, res: res, o: &o, timing: map[string]float64{}}
 	if err := w.writeTracks(); err != nil {
 		return err
 	}
-	if o.export == "colmap" {
+	if o.exp.format == "colmap" {
 		if err := w.timed("export", func() error { return writeColmap(filepath.Join(stage.Dir, "colmap"), res, w.ms, &o, stderr) }); err != nil {
 			return err
 		}
@@ -212,7 +176,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := stage.Publish(); err != nil {
 		return err
 	}
-	printMatchSummary(stdout, res, w.tracks, w.ms, o.minTrack)
+	printMatchSummary(stdout, res, w.tracks, w.ms, o.solve.minTrack)
 	printTiming(stdout, timing, res.CacheHits)
 	if gtTable != nil {
 		printStageScores(stdout, gtTable, gtTracks)
@@ -221,38 +185,35 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return nil
 }
 
-// resolve settles the flags that depend on each other: completion and the
-// track filters need verified geometry, so -verify=false turns them off
-// unless they were asked for, which is then a usage error.
-func (o *matchOptions) resolve(fs *flag.FlagSet) error {
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+// checkDependencies refuses flags asked for that need another stage: the
+// track stages need verified geometry (without -verify they do nothing,
+// so asking for one is an error); the rotation-loop check needs
+// intrinsics, the self-calibration their absence.
+func (o *matchOptions) checkDependencies(given func(string) bool) error {
 	p := &o.pipe
-	if given["overlay-pairs"] && o.overlayPairs != "none" {
+	if given("overlay-pairs") && o.overlayPairs != "none" {
 		o.overlays = true
 	}
-	for _, dep := range []struct {
-		flag string
-		on   bool
-		off  func()
-		why  string
-	}{
-		{"complete", p.Complete, func() { p.Complete = false }, "completion follows verified epipolar geometry"},
-		{"weak-pairs", p.WeakPairs > 0, func() { p.WeakPairs = 0 }, "the filter refits verified pairs' models"},
-		{"reproj-filter", p.ReprojFilter > 0, func() { p.ReprojFilter = 0 }, "it reconstructs the images from verified tracks"},
-	} {
-		if p.Verify || !dep.on {
-			continue
+	t := &p.Tracks
+	if p.Verification.Off {
+		for _, dep := range []struct {
+			flag string
+			on   bool
+			why  string
+		}{
+			{"complete", !t.Complete.Off, "completion follows verified epipolar geometry"},
+			{"weak-pairs", !t.Weak.Off, "the filter refits verified pairs' models"},
+			{"reproj-filter", !t.Reproj.Off, "it reconstructs the images from verified tracks"},
+		} {
+			if given(dep.flag) && dep.on {
+				return usagef("-%s needs -verify: %s", dep.flag, dep.why)
+			}
 		}
-		if given[dep.flag] {
-			return usagef("-%s needs -verify: %s", dep.flag, dep.why)
-		}
-		dep.off()
 	}
-	if p.RotationLoops > 0 && given["rotation-loops"] && (!p.Verify || !p.Camera.Known()) {
+	if given("rotation-loops") && !t.Weak.Loops.Off && (p.Verification.Off || !p.Verification.Intrinsics.Known()) {
 		return usagef("-rotation-loops needs -verify and -intrinsics: it checks the rotations of essential matrices")
 	}
-	if p.SelfCalibrate && given["self-calibrate"] && (!p.Verify || p.Camera.Known()) {
+	if given("self-calibrate") && !t.Calibrate.Off && (p.Verification.Off || p.Verification.Intrinsics.Known()) {
 		return usagef("-self-calibrate needs -verify and no -intrinsics: it calibrates from verified tracks when the camera is unknown")
 	}
 	return nil
@@ -419,7 +380,7 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 		return nil
 	}
 	cams, camOf, err := export.ColmapCameras(res.Images, res.Sets, export.CameraOptions{
-		Model: o.cameraModel, PerImage: !o.singleCamera, Intrinsics: o.pipe.Camera, SelfCalibration: res.SelfCalibration})
+		Model: o.exp.cameraModel, PerImage: !o.exp.singleCamera, Intrinsics: o.pipe.Verification.Intrinsics, SelfCalibration: res.SelfCalibration})
 	if err != nil {
 		return err
 	}

@@ -7,87 +7,138 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
-// check refuses every impossible value before any work starts, and fills
-// the options that need parsing.
+// check refuses every impossible value before any work starts, and turns
+// the flags given in the user's words into options.
 func (o *matchOptions) check(inputs []string) error {
-	p := &o.pipe
-	p.Verification.NoGuided = !o.guided
-	p.DescriptorMemory = min(o.descMiB, 1<<40) << 20
-	if o.descMiB == 0 {
-		p.DescriptorMemory = -1 // every image's in memory
-	}
 	switch {
 	case o.out == "":
 		return usagef("-out is required")
 	case len(inputs) == 0:
 		return usagef("no images: give a folder or image files")
+	case o.progress != "text" && o.progress != "json":
+		return usagef("-progress %q: want text or json", o.progress)
 	}
+	for _, step := range []func() error{o.checkCounts, o.checkFeatures, o.checkMatching, o.checkTracks, o.checkExport, o.applyWords} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCounts refuses negative counts.
+func (o *matchOptions) checkCounts() error {
+	p := &o.pipe
 	for _, f := range []struct {
 		name string
 		v    int
 	}{
 		{"max-features", p.Features.MaxFeatures}, {"max-dim", p.Features.MaxDim},
-		{"workers", p.Workers}, {"window", p.Match.Window},
-		{"universe", o.universe}, {"min-inliers", p.Verification.MinInliers},
-		{"weak-pairs", p.WeakPairs},
+		{"workers", p.Workers}, {"window", p.Pairs.Window},
+		{"universe", o.solve.universe}, {"min-inliers", p.Verification.MinInliers},
+		{"weak-pairs", o.track.weakPairs},
 	} {
 		if f.v < 0 {
 			return usagef("-%s %d: want 0 or more", f.name, f.v)
 		}
 	}
+	return nil
+}
+
+func (o *matchOptions) checkFeatures() error {
+	f := &o.pipe.Features
 	switch {
-	case !(p.Match.Ratio > 0 && p.Match.Ratio < 1):
-		return usagef("-ratio %v: want a number in (0, 1)", p.Match.Ratio)
-	case p.Features.MaxPixels <= 0:
-		return usagef("-max-pixels %d: want a positive number of pixels", p.Features.MaxPixels)
+	case f.MaxPixels <= 0:
+		return usagef("-max-pixels %d: want a positive number of pixels", f.MaxPixels)
+	case !(f.ContrastThreshold > 0) || !(f.EdgeThreshold > 0):
+		return usagef("-contrast and -edge must be positive")
+	case o.cache.descMiB < 0:
+		return usagef("-descriptor-memory %d: want 0 (keep every image's) or more MiB", o.cache.descMiB)
+	}
+	return nil
+}
+
+func (o *matchOptions) checkMatching() error {
+	p := &o.pipe
+	switch {
+	case !(p.Matching.Ratio > 0 && p.Matching.Ratio < 1):
+		return usagef("-ratio %v: want a number in (0, 1)", p.Matching.Ratio)
 	case p.Pairs.K < 1 || p.Pairs.Overlap < 1 || p.Pairs.Rounds < 0:
 		return usagef("-retrieval-k %d, -sequential-overlap %d: want at least 1; -completion-rounds %d: want 0 or more", p.Pairs.K, p.Pairs.Overlap, p.Pairs.Rounds)
-	case o.descMiB < 0:
-		return usagef("-descriptor-memory %d: want 0 (keep every image's) or more MiB", o.descMiB)
-	case o.minTrack < 2:
-		return usagef("-min-track %d: want at least 2", o.minTrack)
-	case !(p.Features.ContrastThreshold > 0) || !(p.Features.EdgeThreshold > 0):
-		return usagef("-contrast and -edge must be positive")
 	case !(p.Verification.Threshold > 0):
 		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
-	case !(p.WeakThreshold > 0) || math.IsInf(p.WeakThreshold, 0):
-		return usagef("-weak-threshold %v: want a positive number of pixels", p.WeakThreshold)
-	case !(p.ReprojFilter >= 0) || math.IsInf(p.ReprojFilter, 0):
-		return usagef("-reproj-filter %v: want 0 (off) or a positive number of pixels", p.ReprojFilter)
-	case !(p.RotationLoops >= 0 && p.RotationLoops < 180):
-		return usagef("-rotation-loops %v: want degrees in [0, 180) (0: off)", p.RotationLoops)
 	case !(p.Verification.MinInlierRatio >= 0 && p.Verification.MinInlierRatio <= 1):
 		return usagef("-min-inlier-ratio %v: want a number in [0, 1]", p.Verification.MinInlierRatio)
-	case !(p.Completion.Threshold > 0) || math.IsInf(p.Completion.Threshold, 0):
-		return usagef("-complete-threshold %v: want a positive number of pixels", p.Completion.Threshold)
-	case !(p.Completion.MinAngle > 0 && p.Completion.MinAngle < 90):
-		return usagef("-complete-angle %v: want degrees in (0, 90)", p.Completion.MinAngle)
-	case !(p.Completion.MaxDistance > 0):
-		return usagef("-complete-distance %v: want a positive descriptor distance", p.Completion.MaxDistance)
-	case p.Completion.MinPairMatches < 1:
-		return usagef("-complete-pair-matches %d: want at least 1", p.Completion.MinPairMatches)
-	case p.Completion.MinLines < 2:
-		return usagef("-complete-lines %d: want at least 2", p.Completion.MinLines)
-	case o.export != "" && o.export != "colmap":
-		return usagef("-export %q: want colmap", o.export)
+	case o.solve.minTrack < 2:
+		return usagef("-min-track %d: want at least 2", o.solve.minTrack)
 	}
-	if _, ok := export.ColmapModelID(o.cameraModel); !ok {
-		return usagef("-camera-model %q: want one of %s", o.cameraModel, export.ColmapModels)
+	return nil
+}
+
+func (o *matchOptions) checkTracks() error {
+	t, c := &o.track, &o.pipe.Tracks.Complete
+	switch {
+	case !(o.pipe.Tracks.Weak.Threshold > 0) || !finite(o.pipe.Tracks.Weak.Threshold):
+		return usagef("-weak-threshold %v: want a positive number of pixels", o.pipe.Tracks.Weak.Threshold)
+	case !(t.reprojFilter >= 0) || !finite(t.reprojFilter):
+		return usagef("-reproj-filter %v: want 0 (off) or a positive number of pixels", t.reprojFilter)
+	case !(t.rotationLoops >= 0 && t.rotationLoops < 180):
+		return usagef("-rotation-loops %v: want degrees in [0, 180) (0: off)", t.rotationLoops)
+	case !(c.Threshold > 0) || !finite(c.Threshold):
+		return usagef("-complete-threshold %v: want a positive number of pixels", c.Threshold)
+	case !(c.MinAngle > 0 && c.MinAngle < 90):
+		return usagef("-complete-angle %v: want degrees in (0, 90)", c.MinAngle)
+	case !(c.MaxDistance > 0):
+		return usagef("-complete-distance %v: want a positive descriptor distance", c.MaxDistance)
+	case c.MinPairMatches < 1:
+		return usagef("-complete-pair-matches %d: want at least 1", c.MinPairMatches)
+	case c.MinLines < 2:
+		return usagef("-complete-lines %d: want at least 2", c.MinLines)
 	}
-	copts, err := (&solveOptions{threshold: o.threshold, universe: o.universe, assignment: o.assignment, eigen: "auto", maxComponent: p.Clear.MaxComponent}).clearOptions()
+	return nil
+}
+
+func (o *matchOptions) checkExport() error {
+	if o.exp.format != "" && o.exp.format != "colmap" {
+		return usagef("-export %q: want colmap", o.exp.format)
+	}
+	if _, ok := export.ColmapModelID(o.exp.cameraModel); !ok {
+		return usagef("-camera-model %q: want one of %s", o.exp.cameraModel, export.ColmapModels)
+	}
+	return nil
+}
+
+// applyWords turns the flags given in the user's words into options: 0
+// for off, MiB, a cache folder, CLEAR's names, the intrinsics.
+func (o *matchOptions) applyWords() error {
+	p, t := &o.pipe, &o.track
+	p.Verification.NoGuided = !o.verify.guided
+	p.Cache = pipeline.CacheOptions{Features: o.cache.dir, DescriptorMemory: min(o.cache.descMiB, 1<<40) << 20}
+	if o.cache.descMiB == 0 {
+		p.Cache.DescriptorMemory = -1 // every image's in memory
+	}
+	if o.cache.dir != "" {
+		p.Cache.Pairs = filepath.Join(o.cache.dir, "pairs")
+	}
+	p.Tracks.Weak.Off, p.Tracks.Weak.Matches = t.weakPairs == 0, t.weakPairs
+	p.Tracks.Weak.Loops.Off, p.Tracks.Weak.Loops.Degrees = t.rotationLoops == 0, t.rotationLoops
+	p.Tracks.Reproj.Off, p.Tracks.Reproj.Threshold = t.reprojFilter == 0, t.reprojFilter
+	copts, err := o.solve.clearOptions()
 	if err != nil {
 		return err
 	}
-	p.Clear = *copts
-	if o.intrinsics != "" {
-		if p.Camera, err = parseIntrinsics(o.intrinsics); err != nil {
+	p.Solve.Options = *copts
+	if o.verify.intrinsics != "" {
+		if p.Verification.Intrinsics, err = parseIntrinsics(o.verify.intrinsics); err != nil {
 			return err
 		}
 	}

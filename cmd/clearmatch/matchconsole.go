@@ -62,13 +62,14 @@ func printRunWarnings(w io.Writer, res *pipeline.Result) {
 // printStageLines prints one line per track stage that ran, in the
 // user's words, on stderr beside the progress lines.
 func printStageLines(w io.Writer, res *pipeline.Result, o *matchOptions) {
-	c, p, t := res.Clear, &o.pipe, res.Timing
+	c, p, t := res.Clear, &o.pipe.Tracks, res.Timing
+	verified := !o.pipe.Verification.Off
 	fmt.Fprintf(w, "solve    CLEAR made the matches of %s keypoints consistent: %s scene points (those seen once included) from %s groups of matches (largest %s keypoints), %s\n",
 		count(len(c.Item)), count(c.UniverseSize), count(c.Components), count(c.LargestComponent), dur(t.Solve))
-	if p.Complete {
+	if verified && !p.Complete.Off {
 		fmt.Fprintf(w, "complete %s keypoints joined a track where two of its epipolar lines cross, %s\n", count(res.Completed), dur(t.Complete))
 	}
-	if p.Refine {
+	if !p.Refine.Off {
 		st := res.Refinement
 		fmt.Fprintf(w, "refine   %s of %s keypoints moved to sub-pixel agreement with their track (the rest kept: flat, near a border or not aligned), %s\n",
 			count(st.Moved), count(st.Observations), dur(t.Refine))
@@ -76,23 +77,23 @@ func printStageLines(w io.Writer, res *pipeline.Result, o *matchOptions) {
 			fmt.Fprintf(w, "refine   %s keypoints added by completion whose patch did not align left their track again\n", count(res.Unconfirmed))
 		}
 	}
-	if p.Verify && (p.WeakPairs > 0 || p.RotationLoops > 0 && p.Camera.Known()) {
+	if verified && (!p.Weak.Off || !p.Weak.Loops.Off && o.pipe.Verification.Intrinsics.Known()) {
 		loops := ""
 		if res.Weak.Loops > 0 {
 			loops = fmt.Sprintf("; %s pair rotations corrected by their triangles", count(res.Weak.Loops))
 		}
 		fmt.Fprintf(w, "weak     %s image pairs with fewer than %s matches refitted; %s keypoints off their models left their tracks%s, %s\n",
-			count(res.Weak.Pairs), count(p.WeakPairs), count(res.Weak.Dropped), loops, dur(t.Weak))
+			count(res.Weak.Pairs), count(p.Weak.Matches), count(res.Weak.Dropped), loops, dur(t.Weak))
 	}
 	printCalibration(w, res)
-	if p.Verify && p.ReprojFilter > 0 {
+	if verified && !p.Reproj.Off {
 		st := res.Reproj
 		if st.Checked == 0 {
 			fmt.Fprintf(w, "reproj   skipped: %s\n", st.Reason)
 			return
 		}
 		ext := ""
-		if p.ReprojExtend {
+		if !p.Reproj.NoExtend {
 			ext = fmt.Sprintf("; %s keypoints added where a track's point projects", count(st.Extended))
 		}
 		fmt.Fprintf(w, "reproj   %s of %s keypoints more than %.2g px from their track's 3D point left their tracks%s (%d of %d images placed), %s\n",
@@ -185,14 +186,14 @@ func printTiming(w io.Writer, timing map[string]float64, cacheHits int) {
 // commands that build a COLMAP model from it.
 func printNextStep(w io.Writer, o *matchOptions, images []pipeline.Image) {
 	files := "tracks.json, matches.csv, report.json"
-	if o.export == "colmap" {
+	if o.exp.format == "colmap" {
 		files += ", colmap/"
 	}
 	if o.overlays {
 		files += ", overlays/"
 	}
 	fmt.Fprintf(w, "output: %s (%s)\n", o.out, files)
-	if o.export != "colmap" || !o.pipe.Verify {
+	if o.exp.format != "colmap" || o.pipe.Verification.Off {
 		return
 	}
 	imageDir := filepath.Dir(images[0].Path)

@@ -35,7 +35,7 @@ func (w *matchWriter) timed(step string, f func() error) error {
 // published whole at the end, so they need not be built in memory first.
 func (w *matchWriter) writeTracks() error {
 	return w.timed("write", func() error {
-		w.tracks, w.ms = export.Build(w.res.Output(), eval.MinTrack(w.res.Item, w.o.minTrack))
+		w.tracks, w.ms = export.Build(w.res.Output(), eval.MinTrack(w.res.Item, w.o.solve.minTrack))
 		if err := writeStream(filepath.Join(w.dir, "tracks.json"), func(out io.Writer) error { return export.WriteTracks(out, w.tracks) }); err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (w *matchWriter) writeGroundTruth(gt map[string]eval.Camera) (sc []eval.Sta
 	err = w.timed("ground_truth", func() error {
 		var clearMs []export.Match
 		if w.res.Completed > 0 {
-			_, clearMs = export.Build(w.res.Sets, eval.MinTrack(w.res.Clear.Item, w.o.minTrack))
+			_, clearMs = export.Build(w.res.Sets, eval.MinTrack(w.res.Clear.Item, w.o.solve.minTrack))
 		}
 		if sc, tr, err = scoreStages(w.res, clearMs, w.ms, gt); err != nil {
 			return err
@@ -66,7 +66,7 @@ func (w *matchWriter) writeGroundTruth(gt map[string]eval.Camera) (sc []eval.Sta
 // writeOverlays draws overlays/ (-overlays).
 func (w *matchWriter) writeOverlays(ctx context.Context, pairs [][2]int, progress func(done, total int)) error {
 	res := w.res
-	ov := &export.Overlays{Sets: res.Output(), Item: eval.MinTrack(res.Item, w.o.minTrack), Pairs: pairs, MaxPixels: w.o.pipe.Features.MaxPixels, Progress: progress}
+	ov := &export.Overlays{Sets: res.Output(), Item: eval.MinTrack(res.Item, w.o.solve.minTrack), Pairs: pairs, MaxPixels: w.o.pipe.Features.MaxPixels, Progress: progress}
 	if w.o.overlayPairs == "none" {
 		ov.Pairs = [][2]int{} // the images' pictures alone
 	}

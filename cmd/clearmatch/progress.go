@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -101,7 +103,6 @@ func newStage(out string, force bool) (*export.Stage, error) {
 	return st, err
 }
 
-// writeFiles writes named files into dir atomically.
 // writeStream writes a new file of a run's stage through a buffer (the
 // stage itself is what makes the output atomic).
 func writeStream(path string, write func(io.Writer) error) error {
@@ -120,6 +121,7 @@ func writeStream(path string, write func(io.Writer) error) error {
 	return err
 }
 
+// writeFiles writes named files into dir atomically.
 func writeFiles(dir string, files map[string][]byte) error {
 	for name, data := range files {
 		if err := export.WriteFileAtomic(filepath.Join(dir, name), data); err != nil {
@@ -127,4 +129,76 @@ func writeFiles(dir string, files map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// progressPrinter is how a command shows progress: as text for a person
+// (newProgress) or as JSON lines for a script or a GUI (newJSONProgress).
+type progressPrinter interface {
+	pipeline.StatusReporter
+	stage(name string) func(done, total int)
+}
+
+// newProgressPrinter returns the printer -progress names.
+func newProgressPrinter(format string, w io.Writer) (progressPrinter, error) {
+	switch format {
+	case "text", "":
+		return newProgress(w), nil
+	case "json":
+		return newJSONProgress(w), nil
+	}
+	return nil, usagef("-progress %q: want text or json", format)
+}
+
+// progressEvent is one line of -progress json (docs/outputs.md).
+type progressEvent struct {
+	Stage   string  `json:"stage"`
+	Done    int     `json:"done"`
+	Total   int     `json:"total"`
+	Unit    string  `json:"unit,omitempty"`
+	Rate    float64 `json:"rate"`
+	Elapsed float64 `json:"elapsed_s"`
+	Detail  string  `json:"detail,omitempty"`
+}
+
+// jsonProgress prints each stage's progress as one JSON object a line:
+// at most five a second per stage, and always the one that ends it
+// (done == total). It implements pipeline.StatusReporter.
+type jsonProgress struct {
+	mu     sync.Mutex
+	enc    *json.Encoder
+	starts map[string]time.Time
+	last   map[string]time.Time
+}
+
+func newJSONProgress(w io.Writer) *jsonProgress {
+	return &jsonProgress{enc: json.NewEncoder(w), starts: map[string]time.Time{}, last: map[string]time.Time{}}
+}
+
+// Update implements pipeline.Progress.
+func (p *jsonProgress) Update(stage string, done, total int) { p.Status(stage, done, total, "") }
+
+// Status implements pipeline.StatusReporter.
+func (p *jsonProgress) Status(stage string, done, total int, detail string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	start, ok := p.starts[stage]
+	if !ok {
+		start = now
+		p.starts[stage] = now
+	}
+	if last, ok := p.last[stage]; ok && done < total && now.Sub(last) < 200*time.Millisecond {
+		return
+	}
+	p.last[stage] = now
+	el := now.Sub(start).Seconds()
+	ev := progressEvent{Stage: stage, Done: done, Total: total, Unit: units[stage], Elapsed: math.Round(el*1000) / 1000, Detail: detail}
+	if el > 0 {
+		ev.Rate = math.Round(float64(done)/el*100) / 100
+	}
+	p.enc.Encode(ev) // a failed write of progress is not the run's failure
+}
+
+func (p *jsonProgress) stage(name string) func(done, total int) {
+	return func(done, total int) { p.Update(name, done, total) }
 }

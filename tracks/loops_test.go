@@ -1,4 +1,4 @@
-package pipeline
+package tracks
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // towards the points), every pair verified with its true essential
 // matrix, and each pair's matches (a, b) with 0.2 px of noise. The pair
 // (0, bad) gets an essential matrix whose rotation is turned by 5°.
-func loopScene(views, bad int) (*Result, map[int][]geom.Point, map[int][]geom.Point, map[[2]int]int, geom.Intrinsics, [][9]float64, [][3]float64) {
+func loopScene(views, bad int) ([]pairwise.Verified, map[int][]geom.Point, map[int][]geom.Point, map[[2]int]int, geom.Intrinsics, [][9]float64, [][3]float64) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	cam := geom.Intrinsics{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
 	rots := make([][9]float64, views)
@@ -39,7 +39,7 @@ func loopScene(views, bad int) (*Result, map[int][]geom.Point, map[int][]geom.Po
 		}
 		return geom.Point{X: cam.Fx*y[0]/y[2] + cam.Cx + 0.2*rng.NormFloat64(), Y: cam.Fy*y[1]/y[2] + cam.Cy + 0.2*rng.NormFloat64()}
 	}
-	r := &Result{PixelThreshold: 3}
+	var pairs []pairwise.Verified
 	a, b := map[int][]geom.Point{}, map[int][]geom.Point{}
 	pairOf := map[[2]int]int{}
 	for i := range views {
@@ -53,17 +53,17 @@ func loopScene(views, bad int) (*Result, map[int][]geom.Point, map[int][]geom.Po
 				R = geom.Mul3(rodriguesY(5*math.Pi/180), R)
 			}
 			e := geom.Mul3([9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}, R)
-			k := len(r.Verified)
+			k := len(pairs)
 			kinv := [9]float64{1 / cam.Fx, 0, -cam.Cx / cam.Fx, 0, 1 / cam.Fy, -cam.Cy / cam.Fy, 0, 0, 1}
 			f := geom.Mul3(geom.Transpose3(kinv), geom.Mul3(e, kinv))
-			r.Verified = append(r.Verified, pairwise.Verified{I: i, J: j, Model: pairwise.Essential, Matrix: e, F: f})
+			pairs = append(pairs, pairwise.Verified{I: i, J: j, Model: pairwise.Essential, Matrix: e, F: f})
 			pairOf[[2]int{i, j}] = k
 			for _, x := range pts {
 				a[k], b[k] = append(a[k], project(i, x)), append(b[k], project(j, x))
 			}
 		}
 	}
-	return r, a, b, pairOf, cam, rots, ts
+	return pairs, a, b, pairOf, cam, rots, ts
 }
 
 func rodriguesY(th float64) [9]float64 {
@@ -71,33 +71,26 @@ func rodriguesY(th float64) [9]float64 {
 	return [9]float64{c, 0, s, 0, 1, 0, -s, 0, c}
 }
 
-// TestCorrectRotationLoops: a pair whose rotation is 5° off is found when
+// TestCloseRotationLoops: a pair whose rotation is 5° off is found when
 // its triangles' other pairs are confirmed, and only it; its new model
 // has the true rotation and fits its (right) matches. With three views
-// nothing is confirmed, so nothing changes; nor with the check off or
-// without intrinsics.
-func TestCorrectRotationLoops(t *testing.T) {
+// nothing is confirmed, so nothing changes.
+func TestCloseRotationLoops(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		views, bad int
 		tau        float64
-		noCamera   bool
 		want       []int // fixed pairs, as their index
 	}{
-		{"five views, (0, 4) off", 5, 4, 2, false, []int{3}},
-		{"five views, none off", 5, -1, 2, false, nil},
-		{"three views, (0, 2) off", 3, 2, 2, false, nil},
-		{"check off", 5, 4, 0, false, nil},
-		{"no intrinsics", 5, 4, 2, true, nil},
+		{"five views, (0, 4) off", 5, 4, 2, []int{3}},
+		{"five views, none off", 5, -1, 2, nil},
+		{"three views, (0, 2) off", 3, 2, 2, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, a, b, pairOf, cam, rots, _ := loopScene(c.views, c.bad)
-			opts := Options{RotationLoops: c.tau, Camera: cam}
-			if c.noCamera {
-				opts.Camera = geom.Intrinsics{}
-			}
-			before := append([]pairwise.Verified(nil), r.Verified...)
-			fixed, err := r.correctRotationLoops(context.Background(), a, b, pairOf, opts)
+			pairs, a, b, pairOf, cam, rots, _ := loopScene(c.views, c.bad)
+			v := &Views{Threshold: 3, Intrinsics: cam}
+			before := append([]pairwise.Verified(nil), pairs...)
+			fixed, err := closeRotationLoops(context.Background(), v, pairs, a, b, pairOf, c.tau)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +101,7 @@ func TestCorrectRotationLoops(t *testing.T) {
 				if !fixed[k] {
 					t.Fatalf("fixed %v, want %v", fixed, c.want)
 				}
-				v := r.Verified[k]
+				v := pairs[k]
 				R, _, ok := pairwise.RelativePose(v.Matrix, a[k], b[k], cam, cam)
 				trueR := geom.Mul3(rots[v.J], geom.Transpose3(rots[v.I]))
 				if d := geom.RotationAngle(geom.Mul3(R, geom.Transpose3(trueR))); !ok || d > 0.2 {
@@ -124,8 +117,8 @@ func TestCorrectRotationLoops(t *testing.T) {
 					t.Errorf("pair %d-%d: %d of %d matches more than 1 px off the new model", v.I, v.J, off, len(a[k]))
 				}
 			}
-			for k := range r.Verified {
-				if !fixed[k] && r.Verified[k].Matrix != before[k].Matrix {
+			for k := range pairs {
+				if !fixed[k] && pairs[k].Matrix != before[k].Matrix {
 					t.Errorf("pair %d changed", k)
 				}
 			}

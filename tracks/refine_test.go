@@ -1,15 +1,14 @@
-package pipeline
+package tracks
 
 import (
 	"testing"
 
-	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/refine"
 )
 
 // TestApplyRefinement: moved observations take their refined positions
-// in Refined (Sets untouched); a completion's observation whose patch did
+// in the new Keypoints (the input's untouched); a completion's observation whose patch did
 // not align goes back to CLEAR's item and is counted; refused verified
 // observations, and tentative ones refused only for want of pixels (a
 // border, a flat patch), stay in their tracks where they were.
@@ -41,11 +40,8 @@ func TestApplyRefinement(t *testing.T) {
 			[2][4]float32{{0.5, 10, 20, 30.5}, {0, 10, 20, 30}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Result{
-				Sets:  []*features.Set{{Image: "a", Keypoints: kps(4)}, {Image: "b", Keypoints: kps(4)}},
-				Clear: &clear.Result{Item: clearItem},
-				Item:  append([]int(nil), item...),
-			}
+			sets := []*features.Set{{Image: "a", Keypoints: kps(4)}, {Image: "b", Keypoints: kps(4)}}
+			in := Tracks{Item: append([]int(nil), item...), Solved: clearItem, Keypoints: sets}
 			ob := func(i, k int, tentative bool, err error) refine.Observation {
 				x := float64(10 * k)
 				if err == nil {
@@ -57,21 +53,21 @@ func TestApplyRefinement(t *testing.T) {
 				{ob(0, 0, false, nil), {Image: 1, Keypoint: 0, Frame: refine.Frame{X: 0, Y: 5}}, ob(0, 2, true, tc.errs[0])},
 				{{Image: 0, Keypoint: 1, Frame: refine.Frame{X: 10, Y: 5}}, ob(1, 1, false, refine.ErrLow), ob(1, 2, true, tc.errs[1]), ob(0, 3, true, tc.errs[2])},
 			}
-			r.applyRefinement(tracks)
-			for g := range r.Item {
-				if r.Item[g] != tc.wantItem[g] {
-					t.Fatalf("Item %v, want %v", r.Item, tc.wantItem)
+			out, unconfirmed := applyRefinement(in, tracks, []int{0, 4, 8})
+			for g := range out.Item {
+				if out.Item[g] != tc.wantItem[g] || in.Item[g] != item[g] {
+					t.Fatalf("Item %v, want %v; input %v", out.Item, tc.wantItem, in.Item)
 				}
 			}
-			if r.Unconfirmed != tc.wantUncon {
-				t.Errorf("Unconfirmed %d, want %d", r.Unconfirmed, tc.wantUncon)
+			if unconfirmed != tc.wantUncon {
+				t.Errorf("Unconfirmed %d, want %d", unconfirmed, tc.wantUncon)
 			}
 			for i := range 2 {
 				for k := range 4 {
-					if x := r.Refined[i].Keypoints[k].X; x != tc.wantMovedX[i][k] {
+					if x := out.Keypoints[i].Keypoints[k].X; x != tc.wantMovedX[i][k] {
 						t.Errorf("refined keypoint %d:%d at x = %v, want %v", i, k, x, tc.wantMovedX[i][k])
 					}
-					if x := r.Sets[i].Keypoints[k].X; x != float32(10*k) {
+					if x := sets[i].Keypoints[k].X; x != float32(10*k) {
 						t.Errorf("extracted keypoint %d:%d moved to x = %v", i, k, x)
 					}
 				}

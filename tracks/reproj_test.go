@@ -1,13 +1,11 @@
-package pipeline
+package tracks
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
@@ -18,19 +16,20 @@ import (
 // model and K known; observation 0 of view 4 is moved 3 px across, which
 // every pair's epipolar band of 3 px may still hold but the point the
 // other four views fix does not.
-func reprojScene(n int, noise float64) (*Result, geom.Intrinsics) {
+func reprojScene(n int, noise float64) (*Views, Tracks, geom.Intrinsics) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	K := geom.Intrinsics{Fx: 800, Fy: 800, Cx: 640, Cy: 480}
 	centres := [5][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 0.8, 0}, {1, 1, 0.3}, {-0.8, 0.5, -0.2}}
-	r := &Result{PixelThreshold: 3}
-	for v := range 5 {
-		r.Sets = append(r.Sets, &features.Set{Image: string(rune('a' + v)), Width: 1280, Height: 960})
+	v := &Views{Threshold: 3}
+	var pairs []pairwise.Verified
+	for w := range 5 {
+		v.Sets = append(v.Sets, &features.Set{Image: string(rune('a' + w)), Width: 1280, Height: 960})
 	}
 	for range n {
 		x := [3]float64{rng.Float64()*8 - 4, rng.Float64()*6 - 3, 10 + rng.Float64()*6}
-		for v := range 5 {
-			y := [3]float64{x[0] - centres[v][0], x[1] - centres[v][1], x[2] - centres[v][2]}
-			r.Sets[v].Keypoints = append(r.Sets[v].Keypoints, features.Keypoint{
+		for w := range 5 {
+			y := [3]float64{x[0] - centres[w][0], x[1] - centres[w][1], x[2] - centres[w][2]}
+			v.Sets[w].Keypoints = append(v.Sets[w].Keypoints, features.Keypoint{
 				X: float32(K.Fx*y[0]/y[2] + K.Cx + noise*rng.NormFloat64()),
 				Y: float32(K.Fy*y[1]/y[2] + K.Cy + noise*rng.NormFloat64())})
 		}
@@ -41,26 +40,24 @@ func reprojScene(n int, noise float64) (*Result, geom.Intrinsics) {
 			E := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
 			kinv := [9]float64{1 / K.Fx, 0, -K.Cx / K.Fx, 0, 1 / K.Fy, -K.Cy / K.Fy, 0, 0, 1}
 			F := geom.Mul3(geom.Transpose3(kinv), geom.Mul3(E, kinv))
-			r.Verified = append(r.Verified, pairwise.Verified{I: a, J: b, Model: pairwise.Essential, Matrix: E, F: F})
+			pairs = append(pairs, pairwise.Verified{I: a, J: b, Model: pairwise.Essential, Matrix: E, F: F})
 		}
 	}
-	r.Sets[4].Keypoints[0].X += 3
+	v.Sets[4].Keypoints[0].X += 3
 	item := make([]int, 5*n)
-	for v := range 5 {
+	for w := range 5 {
 		for p := range n {
-			item[v*n+p] = p
+			item[w*n+p] = p
 		}
 	}
-	r.Clear = &clear.Result{Item: item}
-	r.Item = item
-	return r, K
+	return v, Tracks{Item: item, Solved: item, Keypoints: v.Sets, Pairs: pairs}, K
 }
 
-// TestFilterReprojection: with the camera known, the one observation 3 px
-// off its track's point leaves its track, and nothing else; CLEAR's own
-// item is left as it was. Off, nothing changes; without a camera or a
+// TestFilterReproj: with the camera known, the one observation 3 px
+// off its track's point leaves its track, and nothing else; the input
+// Tracks are left as they were. Off, nothing changes; without a camera or a
 // self-calibration, nothing is checked and the report says why.
-func TestFilterReprojection(t *testing.T) {
+func TestFilterReproj(t *testing.T) {
 	const n = 60
 	for _, tc := range []struct {
 		name      string
@@ -75,54 +72,56 @@ func TestFilterReprojection(t *testing.T) {
 		{"no camera", 1, false, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, K := reprojScene(n, 0.05)
-			clearItem := slices.Clone(r.Clear.Item)
-			o := Options{ReprojFilter: tc.filter}
+			v, in, K := reprojScene(n, 0.05)
+			item := slices.Clone(in.Item)
 			if tc.camera {
-				o.Camera = K
+				v.Intrinsics = K
 			}
-			if err := r.filterReprojection(context.Background(), o); err != nil {
+			out, st, err := FilterReproj(context.Background(), v, in, nil, ReprojOptions{Off: tc.filter == 0, Threshold: tc.filter})
+			if err != nil {
 				t.Fatal(err)
 			}
 			var dropped []int
-			for g, it := range r.Item {
+			for g, it := range out.Item {
 				if it < 0 {
 					dropped = append(dropped, g)
 				}
 			}
-			if !slices.Equal(dropped, tc.wantDrop) || r.Reproj.Dropped != len(tc.wantDrop) {
-				t.Errorf("dropped %v (count %d), want %v; %+v", dropped, r.Reproj.Dropped, tc.wantDrop, r.Reproj)
+			if !slices.Equal(dropped, tc.wantDrop) || st.Dropped != len(tc.wantDrop) {
+				t.Errorf("dropped %v (count %d), want %v; %+v", dropped, st.Dropped, tc.wantDrop, st)
 			}
-			if got := r.Reproj.Checked == 5*n && r.Reproj.Registered == 5; got != tc.wantCheck {
-				t.Errorf("checked %d observations, %d images placed: %+v", r.Reproj.Checked, r.Reproj.Registered, r.Reproj)
+			if got := st.Checked == 5*n && st.Registered == 5; got != tc.wantCheck {
+				t.Errorf("checked %d observations, %d images placed: %+v", st.Checked, st.Registered, st)
 			}
-			if tc.filter > 0 && !tc.camera && r.Reproj.Reason == "" {
+			if tc.filter > 0 && !tc.camera && st.Reason == "" {
 				t.Error("nothing checked and no reason given")
 			}
-			if !slices.Equal(r.Clear.Item, clearItem) {
-				t.Error("the filter changed CLEAR's item")
+			if !slices.Equal(in.Item, item) {
+				t.Error("the filter changed its input")
 			}
 		})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r, K := reprojScene(n, 0.05)
-	if err := r.filterReprojection(ctx, Options{ReprojFilter: 1, Camera: K}); err == nil {
+	v, in, K := reprojScene(n, 0.05)
+	v.Intrinsics = K
+	if _, _, err := FilterReproj(ctx, v, in, nil, ReprojOptions{}); err == nil {
 		t.Error("no error from a cancelled context")
 	}
 }
 
-// TestFilterReprojectionNoisy: with keypoints of σ = 0.5 px the cut moves
+// TestFilterReprojNoisy: with keypoints of σ = 0.5 px the cut moves
 // to ReprojSigmas σ of the residuals (about 1.5 px) and takes out few right observations,
 // where a 1 px cut would take out about 13%.
-func TestFilterReprojectionNoisy(t *testing.T) {
+func TestFilterReprojNoisy(t *testing.T) {
 	const n, sigma = 200, 0.5
-	r, K := reprojScene(n, sigma)
-	r.Sets[4].Keypoints[0].X += 10 // well beyond any cut
-	if err := r.filterReprojection(context.Background(), Options{ReprojFilter: 1, Camera: K}); err != nil {
+	v, in, K := reprojScene(n, sigma)
+	v.Intrinsics = K
+	v.Sets[4].Keypoints[0].X += 10 // well beyond any cut
+	out, st, err := FilterReproj(context.Background(), v, in, nil, ReprojOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	st := r.Reproj
 	if st.Checked != 5*n {
 		t.Fatalf("%+v", st)
 	}
@@ -134,32 +133,10 @@ func TestFilterReprojectionNoisy(t *testing.T) {
 	if st.Dropped < 1 || st.Dropped > 5*n/100 {
 		t.Errorf("%d of %d observations taken out", st.Dropped, st.Checked)
 	}
-	if r.Item[4*n] != -1 {
+	if out.Item[4*n] != -1 {
 		t.Error("the observation 10 px off stayed")
 	}
 	t.Logf("median %.3f px, threshold %.2f px, %d of %d taken out", st.Median, st.Threshold, st.Dropped, st.Checked)
-}
-
-// TestReprojFilterOptions: the SfM default runs the reprojection filter at
-// DefaultReprojFilter; the matching benchmarks and the paper's protocol
-// score CLEAR's own tracks and run it not.
-func TestReprojFilterOptions(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		opts Options
-		want float64
-	}{
-		{"default", DefaultOptions(), DefaultReprojFilter},
-		{"benchmark", BenchmarkOptions(), 0},
-		{"paper", PaperOptions(), 0},
-	} {
-		if tc.opts.ReprojFilter != tc.want {
-			t.Errorf("%s: ReprojFilter %v, want %v", tc.name, tc.opts.ReprojFilter, tc.want)
-		}
-	}
-	if math.IsNaN(DefaultReprojFilter) {
-		t.Fatal("NaN default")
-	}
 }
 
 // TestExtendTracks: tracks 1–9 lose their view-4 keypoint (it becomes a
@@ -179,7 +156,8 @@ func TestExtendTracks(t *testing.T) {
 		{"off", false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, K := reprojScene(n, 0.05)
+			v, in, K := reprojScene(n, 0.05)
+			v.Intrinsics = K
 			rng := rand.New(rand.NewPCG(3, 4))
 			desc := func() []float32 {
 				d := make([]float32, features.DescSize)
@@ -192,35 +170,36 @@ func TestExtendTracks(t *testing.T) {
 			for p := range point {
 				point[p] = desc()
 			}
-			for v, s := range r.Sets {
+			for w, s := range v.Sets {
 				for p := range n {
 					d := point[p]
-					if v == 4 && p == 11 {
+					if w == 4 && p == 11 {
 						d = desc()
 					}
 					s.Desc = append(s.Desc, d...)
 				}
 			}
-			r.Item = slices.Clone(r.Item)
+			in.Item = slices.Clone(in.Item)
 			for p := 1; p <= 11; p++ {
 				if p != 10 {
-					r.Item[4*n+p] = n + p // a track of its own
+					in.Item[4*n+p] = n + p // a track of its own
 				}
 			}
-			r.Clear.Item = slices.Clone(r.Item)
-			if err := r.filterReprojection(context.Background(), Options{ReprojFilter: 1, ReprojExtend: tc.extend, Camera: K}); err != nil {
+			in.Solved = slices.Clone(in.Item)
+			out, st, err := FilterReproj(context.Background(), v, in, nil, ReprojOptions{NoExtend: !tc.extend})
+			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Reproj.Extended != tc.want {
-				t.Errorf("%d keypoints added, want %d: %+v", r.Reproj.Extended, tc.want, r.Reproj)
+			if st.Extended != tc.want {
+				t.Errorf("%d keypoints added, want %d: %+v", st.Extended, tc.want, st)
 			}
 			for p := 1; p <= 11; p++ {
-				joined := r.Item[4*n+p] == p
+				joined := out.Item[4*n+p] == p
 				if want := tc.extend && p != 11 || p == 10; joined != want {
 					t.Errorf("view 4's keypoint of point %d in its track: %v, want %v", p, joined, want)
 				}
 			}
-			if r.Item[4*n] != -1 {
+			if out.Item[4*n] != -1 {
 				t.Error("the observation 3 px off stayed")
 			}
 		})

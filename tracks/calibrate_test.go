@@ -1,4 +1,4 @@
-package pipeline
+package tracks
 
 import (
 	"math"

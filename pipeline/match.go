@@ -1,0 +1,298 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/retrieval"
+)
+
+// Match runs the steps after extraction on given feature sets (one per
+// image, in order): select pairs, match, verify (unless
+// opts.Verification.Off), solve, and the track stages.
+func Match(ctx context.Context, images []Image, sets []*features.Set, opts Options) (*Result, error) {
+	if err := opts.check(images, sets); err != nil {
+		return nil, err
+	}
+	r := newResult(images, sets, opts)
+	in := newPairInputs(r, opts)
+	if err := r.matchPairs(ctx, in, opts); err != nil {
+		return nil, err
+	}
+	if err := r.solve(ctx, opts); err != nil {
+		return nil, err
+	}
+	if err := r.trackStages(ctx, opts); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// check reports options Match cannot use, and feature sets that do not
+// fit the images.
+func (o Options) check(images []Image, sets []*features.Set) error {
+	if len(images) != len(sets) {
+		return fmt.Errorf("pipeline: %d images and %d feature sets", len(images), len(sets))
+	}
+	for i, s := range sets {
+		if !s.Released() && len(s.Desc)+len(s.Desc8) != s.Len()*features.DescSize {
+			return fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(s.Desc)+len(s.Desc8), s.Len())
+		}
+	}
+	if !o.Verification.Off {
+		if err := o.Verification.Validate(); err != nil {
+			return err
+		}
+	}
+	if err := o.Pairs.validate(); err != nil {
+		return err
+	}
+	return o.Tracks.Validate()
+}
+
+// newResult starts the result: the images, their features and, with
+// verification, the detection resolution of each image.
+func newResult(images []Image, sets []*features.Set, opts Options) *Result {
+	r := &Result{Images: images, Sets: sets}
+	if opts.Verification.Off {
+		return r
+	}
+	r.PixelThreshold = opts.Verification.Threshold
+	if r.PixelThreshold == 0 {
+		r.PixelThreshold = pairwise.DefaultVerifyThreshold
+	}
+	r.PixelScale = make([]float64, len(sets))
+	for i, s := range sets {
+		r.PixelScale[i] = pixelScale(s, opts.Features.MaxDim)
+	}
+	return r
+}
+
+// pairInputs are what matching and verification read: descriptors as
+// matched, the matcher, the views and the estimator.
+type pairInputs struct {
+	desc    func(i int) ([]float32, error)
+	matcher pairwise.Matcher
+	views   []pairwise.View // nil without verification
+	est     pairwise.Estimator
+}
+
+func newPairInputs(r *Result, opts Options) *pairInputs {
+	in := &pairInputs{desc: descriptors(r.Sets, opts.Matching.RootSIFT), matcher: opts.Matching.Matcher, est: opts.Verification.Estimator}
+	if in.matcher == nil {
+		in.matcher = features.BLASMatcher{}
+		if !features.OpenCV {
+			in.matcher = pairwise.BruteForce{}
+		}
+	}
+	if in.est == nil {
+		in.est = features.CVEstimator{}
+	}
+	if !opts.Verification.Off {
+		in.views = make([]pairwise.View, len(r.Sets))
+		for i, s := range r.Sets {
+			in.views[i] = pairwise.View{Intrinsics: opts.Verification.Intrinsics, PixelScale: r.PixelScale[i]}
+			in.views[i].Points = make([]geom.Point, s.Len())
+			for k, kp := range s.Keypoints {
+				in.views[i].Points[k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
+			}
+		}
+	}
+	return in
+}
+
+// descriptors returns image i's descriptors as matched, made per use from
+// the sets (which may hold them as bytes): RootSIFT is computed per pair,
+// not kept for every image, so memory holds one compact copy of the
+// folder's descriptors. Released sets (features.DescriptorCache) read
+// them back when needed.
+func descriptors(sets []*features.Set, rootSIFT bool) func(i int) ([]float32, error) {
+	return func(i int) ([]float32, error) {
+		s := sets[i]
+		d, err := s.LoadFloats()
+		if err != nil {
+			return nil, err
+		}
+		if rootSIFT {
+			if s.Desc != nil { // d is the caller's Desc itself
+				d = append([]float32(nil), d...)
+			}
+			features.RootSIFT(d)
+		}
+		return d, nil
+	}
+}
+
+// pixelScale is how many full-resolution pixels one pixel of the
+// detection image spans (features are detected downscaled to maxDim).
+func pixelScale(s *features.Set, maxDim int) float64 {
+	if m := max(s.Width, s.Height); maxDim > 0 && m > maxDim {
+		return float64(m) / float64(maxDim)
+	}
+	return 1
+}
+
+// matchPairs selects the pairs, matches and verifies them, in rounds when
+// retrieval's transitive completion proposes more, and fills Matches,
+// Verified and the pair bookkeeping, sorted by pair.
+func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) error {
+	t0 := time.Now()
+	sel, err := selectPairs(ctx, r, in.desc, in.matcher, opts)
+	if err != nil {
+		return err
+	}
+	r.Timing.Select = time.Since(t0)
+	var pc *pairCache
+	if opts.Cache.Pairs != "" {
+		if pc, err = newPairCache(opts.Cache.Pairs, r.Sets, r.PixelScale, in.matcher, in.est, opts); err != nil {
+			return err
+		}
+	}
+	tried := map[[2]int]bool{}
+	source := map[[2]int]string{}
+	for round, batch := 0, sel.pairs; len(batch) > 0; round++ {
+		for k, p := range batch {
+			tried[p] = true
+			if _, ok := source[p]; !ok {
+				source[p] = sel.source[k]
+			}
+		}
+		ms, err := r.matchBatch(ctx, in, pc, batch, opts)
+		if err != nil {
+			return err
+		}
+		if opts.Verification.Off {
+			break
+		}
+		if err := r.verifyBatch(ctx, in, pc, ms, opts); err != nil {
+			return err
+		}
+		if sel.index == nil || round >= opts.Pairs.Rounds {
+			break
+		}
+		batch = r.completionPairs(sel, tried, opts)
+	}
+	r.sortPairs(sel, source, pc)
+	return nil
+}
+
+// matchBatch matches the pairs of batch (those not in the pair cache) and
+// appends them to Matches.
+func (r *Result) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache, batch [][2]int, opts Options) ([]pairwise.Pair, error) {
+	t := time.Now()
+	mo := pairwise.Options{Ratio: opts.Matching.Ratio, Mutual: opts.Matching.Mutual, Workers: opts.Workers, Pairs: batch}
+	mo.Progress = offsetProgress(opts.Progress, StageMatch, len(r.Matches))
+	var ms []pairwise.Pair
+	if pc != nil {
+		ms, mo.Pairs = pc.matches(batch)
+		mo.OnPair = pc.storeMatches
+	}
+	if len(mo.Pairs) > 0 {
+		done, err := pairwise.MatchAllFunc(ctx, len(r.Sets), in.desc, features.DescSize, in.matcher, mo)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, done...)
+	}
+	r.Matches = append(r.Matches, ms...)
+	r.Timing.Match += time.Since(t)
+	return ms, nil
+}
+
+// verifyBatch verifies the pairs of ms (those not in the pair cache) and
+// appends them to Verified.
+func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, opts Options) error {
+	t := time.Now()
+	vo := opts.Verification.VerifyOptions
+	vo.Workers = opts.Workers
+	vo.Descriptors = in.desc // only guided matching reads them, per pair
+	vo.Progress = offsetProgress(opts.Progress, StageVerify, len(r.Verified))
+	var vs []pairwise.Verified
+	todo := ms
+	if pc != nil {
+		vs, todo = pc.verified(ms)
+		vo.OnPair = pc.storeVerified
+	}
+	if len(todo) > 0 {
+		done, err := pairwise.Verify(ctx, in.views, features.DescSize, todo, in.est, vo)
+		if err != nil {
+			return err
+		}
+		vs = append(vs, done...)
+	}
+	r.Verified = append(r.Verified, vs...)
+	r.Timing.Verify += time.Since(t)
+	return nil
+}
+
+// completionPairs is retrieval's next round: pairs that transitive
+// completion proposes over the verified pairs, not tried yet.
+func (r *Result) completionPairs(sel *selection, tried map[[2]int]bool, opts Options) [][2]int {
+	var good [][2]int
+	for _, v := range r.Verified {
+		if v.Model != pairwise.NoModel {
+			good = append(good, [2]int{v.I, v.J})
+		}
+	}
+	batch := retrieval.Complete(len(r.Sets), good, tried, opts.Pairs.k(), sel.index.Similarity, sel.keep(opts.Pairs.minRelative()))
+	sel.source = make([]string, len(batch))
+	for k := range sel.source {
+		sel.source[k] = SourceCompletion
+	}
+	sel.considered[SourceCompletion] += len(batch)
+	return batch
+}
+
+// sortPairs sorts Matches and Verified by pair and records where each
+// pair came from and what the pair cache did.
+func (r *Result) sortPairs(sel *selection, source map[[2]int]string, pc *pairCache) {
+	order := func(i, j, k, l int) int {
+		if i != k {
+			return i - k
+		}
+		return j - l
+	}
+	slices.SortFunc(r.Matches, func(a, b pairwise.Pair) int { return order(a.I, a.J, b.I, b.J) })
+	slices.SortFunc(r.Verified, func(a, b pairwise.Verified) int { return order(a.I, a.J, b.I, b.J) })
+	r.PairMode = sel.mode
+	r.PairSources = make([]string, len(r.Matches))
+	for k, m := range r.Matches {
+		r.PairSources[k] = source[[2]int{m.I, m.J}]
+	}
+	r.PairsConsidered = sel.considered
+	if pc != nil {
+		r.PairCacheHits = [2]int{pc.hitMatch, pc.hitVerif}
+		r.PairCacheError = pc.err
+	}
+}
+
+// solve builds CLEAR's problem from the pairs and solves it.
+func (r *Result) solve(ctx context.Context, opts Options) error {
+	counts := make([]int, len(r.Sets))
+	for i, s := range r.Sets {
+		counts[i] = s.Len()
+	}
+	var err error
+	if r.Problem, err = pairwise.Problem(counts, r.Pairs(), opts.Solve.Weighted); err != nil {
+		return err
+	}
+	t := time.Now()
+	co := opts.Solve.Options
+	if sr, ok := opts.Progress.(StatusReporter); ok && co.Status == nil && co.Progress == nil {
+		co.Status = func(st clear.SolveStatus) { sr.Status(StageSolve, st.Done, st.Total, st.String()) }
+	} else if co.Progress == nil && opts.Progress != nil {
+		co.Progress = stageProgress(opts.Progress, StageSolve)
+	}
+	if r.Clear, err = clear.SolveContext(ctx, r.Problem, &co); err != nil {
+		return err
+	}
+	r.Timing.Solve = time.Since(t)
+	r.Item = r.Clear.Item
+	return nil
+}

@@ -1,0 +1,91 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clearmatch/clearmatch/features"
+)
+
+// Run extracts the features of the images and runs Match on them.
+// Unreadable images are skipped (listed in Result.Skipped) unless
+// opts.Features.Strict; fewer than two usable images is an error.
+func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
+	if err := opts.Features.Validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	paths := make([]string, len(images))
+	names := make([]string, len(images))
+	for i, im := range images {
+		paths[i], names[i] = im.Path, im.Name
+	}
+	ex := newExtractor(opts)
+	sets, errs, st := ex.ExtractFiles(ctx, paths, names)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	kept, keptSets, skipped, err := usable(images, sets, errs, opts.Features.Strict)
+	if err != nil {
+		return nil, err
+	}
+	extract := time.Since(t0)
+	r, err := Match(ctx, kept, keptSets, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Skipped, r.CacheHits, r.CacheError, r.Timing.Extract = skipped, int(st.CacheHits), st.CacheError, extract
+	if ex.Descriptors != nil {
+		r.DescriptorLoads = ex.Descriptors.Loads()
+	}
+	return r, nil
+}
+
+// newExtractor is the extractor of opts: its cache, its descriptor memory
+// bound and its progress.
+func newExtractor(opts Options) *features.Extractor {
+	ex := &features.Extractor{Options: opts.Features.Options, CacheDir: opts.Cache.Features, Workers: opts.Workers, Compact: true}
+	if opts.Cache.Features != "" && opts.Cache.DescriptorMemory >= 0 {
+		budget := opts.Cache.DescriptorMemory
+		if budget == 0 {
+			budget = DefaultDescriptorMemory
+		}
+		ex.Descriptors = features.NewDescriptorCache(budget)
+	}
+	if opts.Progress != nil {
+		ex.Progress = func(done, total int, _ string) { opts.Progress.Update(StageExtract, done, total) }
+	}
+	return ex
+}
+
+// usable keeps the images whose features were extracted and lists the
+// others as skipped (an error with strict); fewer than two is an error.
+func usable(images []Image, sets []*features.Set, errs []error, strict bool) ([]Image, []*features.Set, []Skipped, error) {
+	var kept []Image
+	var keptSets []*features.Set
+	var skipped []Skipped
+	for i, err := range errs {
+		if errors.Is(err, features.ErrNoOpenCV) {
+			return nil, nil, nil, err
+		}
+		if err != nil {
+			if strict {
+				return nil, nil, nil, err
+			}
+			skipped = append(skipped, Skipped{Name: images[i].Name, Err: err})
+			continue
+		}
+		kept = append(kept, images[i])
+		keptSets = append(keptSets, sets[i])
+	}
+	if len(kept) < 2 {
+		why := ""
+		for _, s := range skipped {
+			why += "; " + s.Message()
+		}
+		return nil, nil, nil, fmt.Errorf("%w: %d of %d%s", ErrTooFewImages, len(kept), len(images), why)
+	}
+	return kept, keptSets, skipped, nil
+}
