@@ -1,7 +1,9 @@
-// Package datasets loads the benchmark datasets of the CLEAR paper: the CMU
-// Hotel sequence with its labelled landmarks and the Oxford Graffiti
-// sequence with its homographies. It is pure Go and checks what it reads:
-// errors name the file and line.
+// Package datasets reads the datasets clearmatch is measured on: the CLEAR
+// paper's CMU Hotel sequence (labelled landmarks) and Oxford Graffiti
+// sequence (homographies), the registry the CLI fetches them by, the
+// synthetic photo strip of the scale benchmarks, and Strecha's
+// ground-truth cameras (ReadStrechaCameras: fountain-p11, herz-jesus-p25).
+// It is pure Go and checks what it reads: errors name the file and line.
 package datasets
 
 import (

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
@@ -20,7 +21,7 @@ import (
 // wj, from ground-truth cameras whose K is for images of their own Width
 // (scaled by wi/Width, the pixel-centre convention kept). K's own
 // convention is taken as centres at integers.
-func TrueFundamental(ci, cj Camera, wi, wj int) ([9]float64, error) {
+func TrueFundamental(ci, cj datasets.Camera, wi, wj int) ([9]float64, error) {
 	if ci.Width <= 0 || cj.Width <= 0 || wi <= 0 || wj <= 0 {
 		return [9]float64{}, fmt.Errorf("an image size is missing")
 	}

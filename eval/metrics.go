@@ -1,8 +1,18 @@
-// Package eval scores associations against ground truth: precision, recall
-// and F1 over unordered cross-view pairs, the transitive closure of an
-// inconsistent association, and consistency checks. It is pure Go and
-// linear in the number of observations and matches: pair counts come from
-// group sizes, never from listing pairs.
+// Package eval scores clearmatch's output against ground truth:
+//
+//   - associations: precision, recall and F1 over unordered cross-view
+//     pairs (Evaluate), the transitive closure of an inconsistent
+//     association and consistency checks, for Hotel and Graffiti;
+//   - matches and tracks under true cameras: Sampson distances to the true
+//     epipolar geometry (TrueFundamental, ScoreStages) and tracks
+//     triangulated from the true projections (ScoreTracks);
+//   - SfM cameras: a reconstruction's poses (colmap.Model) against
+//     ground-truth cameras (datasets.Camera) by a similarity on the centres
+//     (Umeyama), then position and rotation errors (EvaluateSfM), the
+//     protocol of Strecha et al.'s benchmark as openMVG runs it.
+//
+// It is pure Go and linear in the number of observations and matches:
+// pair counts come from group sizes, never from listing pairs.
 package eval
 
 import "github.com/clearmatch/clearmatch/clear"

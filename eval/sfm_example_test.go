@@ -3,7 +3,10 @@ package eval_test
 import (
 	"fmt"
 
+	"github.com/clearmatch/clearmatch/colmap"
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
 )
 
 // A reconstruction is known only up to a similarity: EvaluateSfM aligns
@@ -15,16 +18,16 @@ import (
 // fitted similarity's turn, which every camera shares.
 func ExampleEvaluateSfM() {
 	id := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	gt := map[string]eval.Camera{}
-	model := &eval.Model{Cameras: map[string]eval.Camera{}}
+	gt := map[string]datasets.Camera{}
+	model := &colmap.Model{Poses: map[string]geom.Pose{}}
 	for i, c := range [][3]float64{{0, 0, 0}, {1, 0, 0}, {2, 0.5, 0}, {1, 1, 0.2}} {
 		name := fmt.Sprintf("%04d.jpg", i)
-		gt[name] = eval.Camera{R: id, C: c}
+		gt[name] = datasets.Camera{Pose: geom.Pose{R: id, C: c}}
 		m := [3]float64{c[0]/2 + 5, c[1] / 2, c[2] / 2}
 		if i == 3 {
 			m[0] += 0.005 // 1 cm at the truth's scale
 		}
-		model.Cameras[name] = eval.Camera{R: id, C: m}
+		model.Poses[name] = geom.Pose{R: id, C: m}
 	}
 	r, err := eval.EvaluateSfM(model, gt)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/colmap"
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/geom"
 )
 
@@ -59,14 +61,14 @@ func quaternion(r [3][3]float64) [4]float64 {
 // sfmScene returns ground-truth cameras around a facade, and the same
 // cameras in a model frame: x_model = (Rsᵀ (x_gt − T)) / S, so that the
 // similarity (S, Rs, T) maps the model onto the ground truth.
-func sfmScene(n int) (gt, model map[string]Camera, sim Similarity) {
+func sfmScene(n int) (gt map[string]datasets.Camera, model map[string]geom.Pose, sim Similarity) {
 	sim = Similarity{S: 3.7, R: rotation(1.1, 0.3, -1, 0.5), T: [3]float64{-2, 5, 0.5}}
-	gt, model = map[string]Camera{}, map[string]Camera{}
+	gt, model = map[string]datasets.Camera{}, map[string]geom.Pose{}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("%04d.jpg", i)
 		r := rotation(0.2+0.15*float64(i), 0.1, 1, 0.2*float64(i%3))
 		c := [3]float64{float64(i) - 4, 0.3 * float64(i%2), 6 + 0.1*float64(i)}
-		gt[name] = Camera{R: r, C: c}
+		gt[name] = datasets.Camera{Pose: geom.Pose{R: r, C: c}}
 		var d, mc [3]float64
 		for k := 0; k < 3; k++ {
 			d[k] = c[k] - sim.T[k]
@@ -77,13 +79,13 @@ func sfmScene(n int) (gt, model map[string]Camera, sim Similarity) {
 			}
 		}
 		// World to camera in the model frame: R_gt·Rs.
-		model[name] = Camera{R: mul3(r, sim.R), C: mc}
+		model[name] = geom.Pose{R: mul3(r, sim.R), C: mc}
 	}
 	return gt, model, sim
 }
 
 // translation returns COLMAP's t = −R·C.
-func translation(c Camera) [3]float64 {
+func translation(c geom.Pose) [3]float64 {
 	var t [3]float64
 	for i := 0; i < 3; i++ {
 		for k := 0; k < 3; k++ {
@@ -95,7 +97,7 @@ func translation(c Camera) [3]float64 {
 
 // writeModelText writes cameras, images and points3D as COLMAP's text
 // model: two points, of track lengths 2 and 3, errors 0.5 and 1.
-func writeModelText(t *testing.T, dir string, cams map[string]Camera, names []string) {
+func writeModelText(t *testing.T, dir string, cams map[string]geom.Pose, names []string) {
 	var im strings.Builder
 	im.WriteString("# Image list with two lines of data per image:\n")
 	for i, n := range names {
@@ -113,7 +115,7 @@ func writeModelText(t *testing.T, dir string, cams map[string]Camera, names []st
 }
 
 // writeModelBinary writes the same model in COLMAP's binary format.
-func writeModelBinary(t *testing.T, dir string, cams map[string]Camera, names []string) {
+func writeModelBinary(t *testing.T, dir string, cams map[string]geom.Pose, names []string) {
 	le := binary.LittleEndian
 	var im bytes.Buffer
 	binary.Write(&im, le, uint64(len(names)))
@@ -197,7 +199,7 @@ func TestEvaluateSfM(t *testing.T) {
 		} else {
 			writeModelBinary(t, dir, model, names)
 		}
-		m, err := ReadColmapModel(dir)
+		m, err := colmap.ReadModel(dir)
 		if err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
@@ -224,12 +226,12 @@ func TestEvaluateSfM(t *testing.T) {
 	// the model's world, its centres kept): each is 1.5° off, all of it
 	// shared, nothing left once the shared part is out, and no pair
 	// moves.
-	turned := map[string]Camera{}
+	turned := map[string]geom.Pose{}
 	for n, c := range model {
 		c.R = mul3(c.R, rotation(1.5*math.Pi/180, 0.6, 0, 0.8))
 		turned[n] = c
 	}
-	r, err := EvaluateSfM(&Model{Cameras: turned}, gt)
+	r, err := EvaluateSfM(&colmap.Model{Poses: turned}, gt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,7 @@ func TestEvaluateSfM(t *testing.T) {
 	c := model["0003.jpg"]
 	c.R = mul3(rotation(2*math.Pi/180, 0, 0, 1), c.R)
 	model["0003.jpg"] = c
-	r, err = EvaluateSfM(&Model{Cameras: model}, gt)
+	r, err = EvaluateSfM(&colmap.Model{Poses: model}, gt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +286,7 @@ func TestEvaluateSfM(t *testing.T) {
 		}
 		model[n] = c
 	}
-	if r, err = EvaluateSfM(&Model{Cameras: model}, gt); err != nil {
+	if r, err = EvaluateSfM(&colmap.Model{Poses: model}, gt); err != nil {
 		t.Fatal(err)
 	}
 	if !(r.Position.Median > 0.001 && r.Position.Median <= r.Position.Max && r.Position.Max < 0.3) {
@@ -320,13 +322,13 @@ func TestEvaluateSfM(t *testing.T) {
 func TestRelativeErrors(t *testing.T) {
 	id := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 	centres := map[string][3]float64{"a": {0, 0, 0}, "b": {0, 0, 0}, "c": {1, 0, 0}, "d": {0, 1, 0.5}}
-	gt, model := map[string]Camera{}, map[string]Camera{}
+	gt, model := map[string]datasets.Camera{}, map[string]geom.Pose{}
 	for n, c := range centres {
-		gt[n] = Camera{R: id, C: c}
-		model[n] = Camera{R: id, C: c}
+		gt[n] = datasets.Camera{Pose: geom.Pose{R: id, C: c}}
+		model[n] = geom.Pose{R: id, C: c}
 	}
-	model["c"] = Camera{R: rotation(3*math.Pi/180, 0, 1, 0), C: centres["c"]}
-	r, err := EvaluateSfM(&Model{Cameras: model}, gt)
+	model["c"] = geom.Pose{R: rotation(3*math.Pi/180, 0, 1, 0), C: centres["c"]}
+	r, err := EvaluateSfM(&colmap.Model{Poses: model}, gt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,43 +346,6 @@ func TestRelativeErrors(t *testing.T) {
 	}
 	if r.Pairs != 6 {
 		t.Errorf("%d pairs, want 6", r.Pairs)
-	}
-}
-
-func TestReadStrechaCameras(t *testing.T) {
-	dir := t.TempDir()
-	r := rotation(0.7, 1, 2, 3) // camera to world, as Strecha writes it
-	write := func(name, body string) { os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644) }
-	var b strings.Builder
-	b.WriteString("2759.48 0 1520.69\n0 2764.16 1006.81\n0 0 1\n0 0 0\n")
-	for i := 0; i < 3; i++ {
-		fmt.Fprintf(&b, "%.17g %.17g %.17g\n", r[i][0], r[i][1], r[i][2])
-	}
-	b.WriteString("-7.28137 -7.57667 0.204446\n3072 2048\n")
-	write("0000.jpg.camera", b.String())
-	write("notes.txt", "not a camera")
-	cams, err := ReadStrechaCameras(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := cams["0000.jpg"]
-	if len(cams) != 1 || !ok || c.C != [3]float64{-7.28137, -7.57667, 0.204446} || c.R != transpose(r) {
-		t.Errorf("read %+v", cams)
-	}
-	for name, body := range map[string]string{
-		"short.jpg.camera":  "1 2 3",
-		"nan.jpg.camera":    strings.Replace(b.String(), "3072", "NaN", 1),
-		"notrot.jpg.camera": "1 0 0\n0 1 0\n0 0 1\n0 0 0\n2 0 0\n0 1 0\n0 0 1\n0 0 0\n10 10\n",
-	} {
-		d := t.TempDir()
-		os.WriteFile(filepath.Join(d, name), []byte(body), 0o644)
-		_, err := ReadStrechaCameras(d)
-		if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "\n") || name == "notrot.jpg.camera" && !strings.Contains(err.Error(), "not a rotation") {
-			t.Errorf("%s: %v, want a one-line error naming it", name, err)
-		}
-	}
-	if _, err := ReadStrechaCameras(t.TempDir()); err == nil {
-		t.Error("an empty folder gave no error")
 	}
 }
 
@@ -410,7 +375,7 @@ func TestReadColmapModelErrors(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "images.bin"), imgs, 0o644)
 		os.WriteFile(filepath.Join(dir, "points3D.bin"), pts, 0o644)
 		os.WriteFile(filepath.Join(dir, tc.file), tc.data, 0o644)
-		if _, err := ReadColmapModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := colmap.ReadModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -425,11 +390,11 @@ func TestReadColmapModelErrors(t *testing.T) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "images.txt"), []byte(tc.images), 0o644)
 		os.WriteFile(filepath.Join(dir, "points3D.txt"), nil, 0o644)
-		if _, err := ReadColmapModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := colmap.ReadModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := ReadColmapModel(t.TempDir()); err == nil || !strings.Contains(err.Error(), "images.txt") {
+	if _, err := colmap.ReadModel(t.TempDir()); err == nil || !strings.Contains(err.Error(), "images.txt") {
 		t.Errorf("an empty folder: %v", err)
 	}
 }
@@ -443,7 +408,7 @@ func TestReadColmapModelErrors(t *testing.T) {
 // twice.
 func readsAndEvaluates(t *testing.T, dir, file string) {
 	t.Helper()
-	m, err := ReadColmapModel(dir)
+	m, err := colmap.ReadModel(dir)
 	if err != nil {
 		if !strings.Contains(err.Error(), file) {
 			t.Fatalf("error does not name %s: %v", file, err)
@@ -451,17 +416,17 @@ func readsAndEvaluates(t *testing.T, dir, file string) {
 		return
 	}
 	var names []string
-	for n := range m.Cameras {
+	for n := range m.Poses {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	gt := map[string]Camera{}
+	gt := map[string]datasets.Camera{}
 	for i, n := range names {
-		c := m.Cameras[n]
+		c := m.Poses[n]
 		c.R = mul3(rotation(0.01, 1, 2, 3), c.R)
 		c.C[0] += 0.01 * float64(i)
 		c.C[1] += 0.02 * float64(i%2)
-		gt[n] = c
+		gt[n] = datasets.Camera{Pose: c}
 	}
 	r, err := EvaluateSfM(m, gt)
 	if err != nil {
@@ -502,13 +467,13 @@ func FuzzReadColmapModel(f *testing.F) {
 // them and what a stage lost.
 func TestTrueFundamental(t *testing.T) {
 	k := [3][3]float64{{2759.48, 0, 1520.69}, {0, 2764.16, 1006.81}, {0, 0, 1}}
-	ci := Camera{R: rotation(0.1, 0, 1, 0), C: [3]float64{-1, 0, 0}, K: k, Width: 3072, Height: 2048}
-	cj := Camera{R: rotation(-0.15, 0.1, 1, 0), C: [3]float64{1, 0.2, 0.1}, K: k, Width: 3072, Height: 2048}
+	ci := datasets.Camera{Pose: geom.Pose{R: rotation(0.1, 0, 1, 0), C: [3]float64{-1, 0, 0}}, K: k, Width: 3072, Height: 2048}
+	cj := datasets.Camera{Pose: geom.Pose{R: rotation(-0.15, 0.1, 1, 0), C: [3]float64{1, 0.2, 0.1}}, K: k, Width: 3072, Height: 2048}
 	f, err := TrueFundamental(ci, cj, 1536, 1536)
 	if err != nil {
 		t.Fatal(err)
 	}
-	project := func(c Camera, x [3]float64) geom.Point {
+	project := func(c datasets.Camera, x [3]float64) geom.Point {
 		var p [3]float64
 		for a := 0; a < 3; a++ {
 			for b := 0; b < 3; b++ {
@@ -575,7 +540,7 @@ func writeCamerasBin(t *testing.T, path string, cams []struct {
 func TestReadColmapCameras(t *testing.T) {
 	_, model, _ := sfmScene(3)
 	names := []string{"0000.jpg", "0001.jpg", "0002.jpg"}
-	want := map[string]Intrinsics{
+	want := map[string]colmap.Intrinsics{
 		"0000.jpg": {Model: "PINHOLE", Width: 100, Height: 80, Fx: 90, Fy: 90, Cx: 50, Cy: 40},
 	}
 	for _, format := range []string{"text", "binary"} {
@@ -590,7 +555,7 @@ func TestReadColmapCameras(t *testing.T) {
 				p         []float64
 			}{{1, 1, 100, 80, []float64{90, 90, 50, 40}}})
 		}
-		m, err := ReadColmapModel(dir)
+		m, err := colmap.ReadModel(dir)
 		if err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
@@ -601,17 +566,17 @@ func TestReadColmapCameras(t *testing.T) {
 	// Without a cameras file the model still reads, with no intrinsics.
 	dir := t.TempDir()
 	writeModelBinary(t, dir, model, names)
-	if m, err := ReadColmapModel(dir); err != nil || m.Intrinsics != nil {
+	if m, err := colmap.ReadModel(dir); err != nil || m.Intrinsics != nil {
 		t.Errorf("no cameras.bin: %v, intrinsics %v", err, m.Intrinsics)
 	}
 
 	images := "1 1 0 0 0 0 0 0 1 a.jpg\n\n2 1 0 0 0 0 0 0 2 b.jpg\n\n"
 	for _, tc := range []struct {
 		name, cameras, want string
-		in                  map[string]Intrinsics
+		in                  map[string]colmap.Intrinsics
 	}{
 		{"models", "# c\n1 SIMPLE_RADIAL 1536 1024 1380 760.5 503.5 0.001\n2 OPENCV 768 512 690 691 380 252 0.1 0.01 0 0\n", "",
-			map[string]Intrinsics{
+			map[string]colmap.Intrinsics{
 				"a.jpg": {Model: "SIMPLE_RADIAL", Width: 1536, Height: 1024, Fx: 1380, Fy: 1380, Cx: 760.5, Cy: 503.5},
 				"b.jpg": {Model: "OPENCV", Width: 768, Height: 512, Fx: 690, Fy: 691, Cx: 380, Cy: 252},
 			}},
@@ -627,7 +592,7 @@ func TestReadColmapCameras(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "cameras.txt"), []byte(tc.cameras), 0o644)
 		os.WriteFile(filepath.Join(dir, "images.txt"), []byte(images), 0o644)
 		os.WriteFile(filepath.Join(dir, "points3D.txt"), nil, 0o644)
-		m, err := ReadColmapModel(dir)
+		m, err := colmap.ReadModel(dir)
 		if tc.want == "" {
 			if err != nil || len(m.Intrinsics) != len(tc.in) || m.Intrinsics["a.jpg"] != tc.in["a.jpg"] || m.Intrinsics["b.jpg"] != tc.in["b.jpg"] {
 				t.Errorf("%s: %v, %+v; want %+v", tc.name, err, m, tc.in)
@@ -668,7 +633,7 @@ func TestReadColmapCameras(t *testing.T) {
 			data, _ := os.ReadFile(path)
 			os.WriteFile(path, data[:len(data)-tc.cut], 0o644)
 		}
-		if _, err := ReadColmapModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := colmap.ReadModel(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -678,7 +643,7 @@ func TestReadColmapCameras(t *testing.T) {
 		os.WriteFile(filepath.Join(huge, f), data, 0o644)
 	}
 	os.WriteFile(filepath.Join(huge, "cameras.bin"), []byte{0, 0, 0, 0, 0, 0, 0, 16}, 0o644)
-	if _, err := ReadColmapModel(huge); err == nil || !strings.Contains(err.Error(), "does not fit") {
+	if _, err := colmap.ReadModel(huge); err == nil || !strings.Contains(err.Error(), "does not fit") {
 		t.Errorf("huge count: %v", err)
 	}
 }
@@ -695,7 +660,7 @@ func TestIntrinsicsError(t *testing.T) {
 	// At half size the true camera is f (1380 + 1382)/2, principal point
 	// (760.595, 503.655).
 	ppx, ppy := (1520.69+0.5)/2, (1006.81+0.5)/2
-	in := map[string]Intrinsics{
+	in := map[string]colmap.Intrinsics{
 		// Exact.
 		"0000.jpg": {Width: 1536, Height: 1024, Fx: 1380, Fy: 1382, Cx: ppx, Cy: ppy},
 		// Focal 1% long, principal point 3 px right and 4 px down.
@@ -705,7 +670,7 @@ func TestIntrinsicsError(t *testing.T) {
 		// A crop: not the truth's image scaled, so left out.
 		"0003.jpg": {Width: 1536, Height: 900, Fx: 1, Fy: 1, Cx: 1, Cy: 1},
 	}
-	r, err := EvaluateSfM(&Model{Cameras: model, Intrinsics: in}, gt)
+	r, err := EvaluateSfM(&colmap.Model{Poses: model, Intrinsics: in}, gt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -725,7 +690,7 @@ func TestIntrinsicsError(t *testing.T) {
 		t.Errorf("centre offset %+v, want %v (11.157)", e.Centre, centre)
 	}
 	// No cameras file: no intrinsics in the report.
-	if r, _ := EvaluateSfM(&Model{Cameras: model}, gt); r.Intrinsics != nil {
+	if r, _ := EvaluateSfM(&colmap.Model{Poses: model}, gt); r.Intrinsics != nil {
 		t.Errorf("a model without cameras: %+v", r.Intrinsics)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/geom"
 	"gonum.org/v1/gonum/mat"
 )
@@ -40,7 +41,7 @@ type TrackScore struct {
 // TrueProjection returns the 3×4 projection matrix (row-major) of a
 // ground-truth camera for its image at width w pixels (K scaled as in
 // TrueFundamental; pixel centres at integers).
-func TrueProjection(c Camera, w int) ([12]float64, error) {
+func TrueProjection(c datasets.Camera, w int) ([12]float64, error) {
 	if c.Width <= 0 || w <= 0 {
 		return [12]float64{}, fmt.Errorf("an image size is missing")
 	}
@@ -69,7 +70,7 @@ func TrueProjection(c Camera, w int) ([12]float64, error) {
 // TrueProjections gives image i (named names[i], widths[i] pixels wide)
 // its true projection matrix from gt, by name (ok false when gt has no
 // camera of that name), and counts the images that have one.
-func TrueProjections(gt map[string]Camera, names []string, widths []int) (proj func(i int) ([12]float64, bool), have int, err error) {
+func TrueProjections(gt map[string]datasets.Camera, names []string, widths []int) (proj func(i int) ([12]float64, bool), have int, err error) {
 	projs := make([]*[12]float64, len(names))
 	for i, n := range names {
 		c, ok := gt[n]

@@ -3,6 +3,7 @@ package eval_test
 import (
 	"fmt"
 
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/geom"
 )
@@ -18,7 +19,7 @@ func ExampleScoreTracks() {
 	var projs [][12]float64
 	var points [][]geom.Point
 	for i, x := range []float64{-1, 0, 1} {
-		p, err := eval.TrueProjection(eval.Camera{R: id, C: [3]float64{x, 0, 0}, K: k, Width: 1000, Height: 800}, 1000)
+		p, err := eval.TrueProjection(datasets.Camera{Pose: geom.Pose{R: id, C: [3]float64{x, 0, 0}}, K: k, Width: 1000, Height: 800}, 1000)
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/geom"
 )
 
@@ -16,10 +17,10 @@ import (
 // views, is left out.
 func TestScoreTracks(t *testing.T) {
 	k := [3][3]float64{{2759.48, 0, 1520.69}, {0, 2764.16, 1006.81}, {0, 0, 1}}
-	cams := []Camera{
-		{R: rotation(0.1, 0, 1, 0), C: [3]float64{-1, 0, 0}, K: k, Width: 3072, Height: 2048},
-		{R: rotation(-0.05, 0.1, 1, 0), C: [3]float64{0.2, 0.3, 0.1}, K: k, Width: 3072, Height: 2048},
-		{R: rotation(-0.15, 0, 1, 0), C: [3]float64{1.2, -0.1, 0}, K: k, Width: 3072, Height: 2048},
+	cams := []datasets.Camera{
+		{Pose: geom.Pose{R: rotation(0.1, 0, 1, 0), C: [3]float64{-1, 0, 0}}, K: k, Width: 3072, Height: 2048},
+		{Pose: geom.Pose{R: rotation(-0.05, 0.1, 1, 0), C: [3]float64{0.2, 0.3, 0.1}}, K: k, Width: 3072, Height: 2048},
+		{Pose: geom.Pose{R: rotation(-0.15, 0, 1, 0), C: [3]float64{1.2, -0.1, 0}}, K: k, Width: 3072, Height: 2048},
 	}
 	ps := make([][12]float64, 3)
 	for i, c := range cams {
@@ -100,7 +101,7 @@ func TestScoreTracks(t *testing.T) {
 	if s := ScoreStages([]StageMatches{{"pair", twoView}}, points, truth)[0]; s.Within1 != n {
 		t.Errorf("Sampson: %+v, want all %d within 1 px", s, n)
 	}
-	if _, err := TrueProjection(Camera{K: k}, 1536); err == nil {
+	if _, err := TrueProjection(datasets.Camera{K: k}, 1536); err == nil {
 		t.Error("a camera without its image size gave a projection")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
+	"strings"
 
 	// EXIF reading: small, dependency-free and widely used; it reads the
 	// focal length, 35 mm equivalent and focal-plane resolution tags the
@@ -11,43 +13,31 @@ import (
 	"github.com/rwcarlsen/goexif/exif"
 
 	"github.com/clearmatch/clearmatch/calib"
+	"github.com/clearmatch/clearmatch/colmap"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
-// colmapModels are COLMAP's camera models: id and number of parameters.
-var colmapModels = map[string][2]int{
-	"SIMPLE_PINHOLE": {0, 3},  // f, cx, cy
-	"PINHOLE":        {1, 4},  // fx, fy, cx, cy
-	"SIMPLE_RADIAL":  {2, 4},  // f, cx, cy, k
-	"RADIAL":         {3, 5},  // f, cx, cy, k1, k2
-	"OPENCV":         {4, 8},  // fx, fy, cx, cy, k1, k2, p1, p2
-	"FULL_OPENCV":    {6, 12}, // fx, fy, cx, cy, k1, k2, p1, p2, k3, k4, k5, k6
-}
-
 // ColmapModels lists the camera models the export writes.
 const ColmapModels = "SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, OPENCV, FULL_OPENCV"
 
-// ColmapModelID returns COLMAP's id of a camera model name.
+// ColmapModelID returns COLMAP's id of a camera model the export writes.
 func ColmapModelID(name string) (int, bool) {
-	m, ok := colmapModels[name]
-	return m[0], ok
+	if !slices.Contains(strings.Split(ColmapModels, ", "), name) {
+		return 0, false
+	}
+	return colmap.ModelID(name)
 }
 
-// ColmapCamera is one camera of COLMAP's cameras table.
+// ColmapCamera is one camera of COLMAP's cameras table (distortion starts
+// at zero) and where its focal length came from.
 type ColmapCamera struct {
-	Model         string
-	Width, Height int
-	// Params in COLMAP's order, principal point in COLMAP's convention
-	// (the first pixel's centre at 0.5); distortion starts at zero.
-	Params []float64
-	// PriorFocal: the focal length is known (EXIF or given), not guessed.
-	PriorFocal bool
+	colmap.Camera
 	// Source says where the focal length came from: "intrinsics",
 	// "exif" (focal length and focal-plane resolution), "exif-35mm"
 	// (35 mm equivalent), or "default" (1.2 × the larger side, COLMAP's
-	// prior), or "self-calibration" (pipeline.Options.SelfCalibrate).
+	// prior), or "self-calibration" (tracks.SelfCalibrate).
 	Source string
 }
 
@@ -75,7 +65,7 @@ func ColmapCameras(images []pipeline.Image, sets []*features.Set, o CameraOption
 	if o.Model == "" {
 		o.Model = "SIMPLE_RADIAL"
 	}
-	if _, ok := colmapModels[o.Model]; !ok {
+	if _, ok := ColmapModelID(o.Model); !ok {
 		return nil, nil, fmt.Errorf("camera model %q: want one of %s", o.Model, ColmapModels)
 	}
 	var cams []ColmapCamera
@@ -111,7 +101,7 @@ func ColmapCameras(images []pipeline.Image, sets []*features.Set, o CameraOption
 			src = priors[i].src
 			fx, fy, cx, cy = f, f, float64(s.Width)/2, float64(s.Height)/2
 		}
-		cam := ColmapCamera{Model: o.Model, Width: s.Width, Height: s.Height, PriorFocal: src != "default", Source: src}
+		cam := ColmapCamera{Camera: colmap.Camera{Model: o.Model, Width: s.Width, Height: s.Height, PriorFocal: src != "default"}, Source: src}
 		cam.Params = colmapParams(o.Model, fx, fy, cx, cy, k1)
 		key := fmt.Sprint(cam.Width, cam.Height, cam.Params, cam.Source)
 		if c, ok := shared[key]; ok && !o.PerImage {
@@ -126,7 +116,8 @@ func ColmapCameras(images []pipeline.Image, sets []*features.Set, o CameraOption
 }
 
 func colmapParams(model string, fx, fy, cx, cy, k1 float64) []float64 {
-	p := make([]float64, colmapModels[model][1])
+	n, _ := colmap.ModelParams(model)
+	p := make([]float64, n)
 	f := (fx + fy) / 2
 	switch model {
 	case "PINHOLE", "OPENCV", "FULL_OPENCV":

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/clearmatch/clearmatch/calib"
+	"github.com/clearmatch/clearmatch/colmap"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
@@ -89,7 +90,7 @@ func TestColmapPairsKeepTrackMatchesOnGeometry(t *testing.T) {
 func TestColmapDatabaseLayout(t *testing.T) {
 	res, ms := colmapScene()
 	pairs, _ := ColmapPairs(res, ms)
-	cams := []ColmapCamera{{Model: "SIMPLE_RADIAL", Width: 640, Height: 480, Params: []float64{768, 320, 240, 0}}}
+	cams := []ColmapCamera{{Camera: colmap.Camera{Model: "SIMPLE_RADIAL", Width: 640, Height: 480, Params: []float64{768, 320, 240, 0}}}}
 	path := filepath.Join(t.TempDir(), "database.db")
 	d := ColmapDatabase{Sets: res.Sets, Cameras: cams, CameraOf: []int{0, 0, 0}, Pairs: pairs}
 	if err := d.Write(path); err != nil {
@@ -223,13 +224,13 @@ func TestColmapDatabaseLayout(t *testing.T) {
 func TestColmapDatabaseRefusesBadInput(t *testing.T) {
 	res, ms := colmapScene()
 	pairs, _ := ColmapPairs(res, ms)
-	cams := []ColmapCamera{{Model: "SIMPLE_RADIAL", Width: 640, Height: 480, Params: []float64{768, 320, 240, 0}}}
+	cams := []ColmapCamera{{Camera: colmap.Camera{Model: "SIMPLE_RADIAL", Width: 640, Height: 480, Params: []float64{768, 320, 240, 0}}}}
 	for name, d := range map[string]ColmapDatabase{
 		"camera index": {Sets: res.Sets, Cameras: cams, CameraOf: []int{0, 1, 0}, Pairs: pairs},
 		"camera count": {Sets: res.Sets, Cameras: cams, CameraOf: []int{0}, Pairs: pairs},
 		"pair order":   {Sets: res.Sets, Cameras: cams, CameraOf: []int{0, 0, 0}, Pairs: []ColmapPair{{I: 1, J: 0, Model: pairwise.Homography}}},
 		"keypoint":     {Sets: res.Sets, Cameras: cams, CameraOf: []int{0, 0, 0}, Pairs: []ColmapPair{{I: 0, J: 1, Model: pairwise.Homography, Matches: [][2]uint32{{7, 0}}}}},
-		"model":        {Sets: res.Sets, Cameras: []ColmapCamera{{Model: "FISHEYE?"}}, CameraOf: []int{0, 0, 0}},
+		"model":        {Sets: res.Sets, Cameras: []ColmapCamera{{Camera: colmap.Camera{Model: "FISHEYE?"}}}, CameraOf: []int{0, 0, 0}},
 	} {
 		path := filepath.Join(t.TempDir(), "database.db")
 		if err := d.Write(path); err == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/colmap"
 	"github.com/clearmatch/clearmatch/geom"
 )
 
@@ -16,12 +17,12 @@ import (
 func TestReadColmapMatches(t *testing.T) {
 	res, ms := colmapScene()
 	pairs, _ := ColmapPairs(res, ms)
-	cams := []ColmapCamera{{Model: "SIMPLE_RADIAL", Width: 640, Height: 480, Params: []float64{768, 320, 240, 0}}}
+	cams := []ColmapCamera{{Camera: colmap.Camera{Model: "SIMPLE_RADIAL", Width: 640, Height: 480, Params: []float64{768, 320, 240, 0}}}}
 	path := filepath.Join(t.TempDir(), "data base.db")
 	if err := (&ColmapDatabase{Sets: res.Sets, Cameras: cams, CameraOf: []int{0, 0, 0}, Pairs: pairs}).Write(path); err != nil {
 		t.Fatal(err)
 	}
-	cm, err := ReadColmapMatches(path)
+	cm, err := colmap.ReadMatches(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestReadColmapMatches(t *testing.T) {
 func TestReadColmapMatchesErrors(t *testing.T) {
 	res, ms := colmapScene()
 	pairs, _ := ColmapPairs(res, ms)
-	cams := []ColmapCamera{{Model: "PINHOLE", Width: 640, Height: 480, Params: []float64{768, 768, 320, 240}}}
+	cams := []ColmapCamera{{Camera: colmap.Camera{Model: "PINHOLE", Width: 640, Height: 480, Params: []float64{768, 768, 320, 240}}}}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.db")
 	if err := (&ColmapDatabase{Sets: res.Sets, Cameras: cams, CameraOf: []int{0, 0, 0}, Pairs: pairs}).Write(good); err != nil {
@@ -94,7 +95,7 @@ func TestReadColmapMatchesErrors(t *testing.T) {
 		{"match out of range", damaged("m.db", `UPDATE two_view_geometries SET data = ? WHERE rows > 0`, []byte{9, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}), "out of the images'"},
 		{"odd columns", damaged("c.db", `UPDATE keypoints SET cols = 5`), "want 2, 4 or 6 columns"},
 	} {
-		_, err := ReadColmapMatches(tc.path)
+		_, err := colmap.ReadMatches(tc.path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), filepath.Base(tc.path)) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line naming the file and %q", tc.name, err, tc.want)
 		}
@@ -102,25 +103,4 @@ func TestReadColmapMatchesErrors(t *testing.T) {
 	if _, err := os.Stat(missing); err == nil {
 		t.Error("reading a missing database created it")
 	}
-}
-
-// FuzzDecodeColmapBlobs: any keypoints or matches blob decodes or fails
-// with an error; never a panic, and decoded matches are within range.
-func FuzzDecodeColmapBlobs(f *testing.F) {
-	f.Add(int64(1), int64(2), []byte{0, 0, 128, 63, 0, 0, 0, 64}, 3, 3)
-	f.Add(int64(1), int64(6), make([]byte, 24), 1, 1)
-	f.Add(int64(-1), int64(2), []byte{}, 0, 0)
-	f.Add(int64(1)<<62, int64(2), []byte{}, 1, 1) // 4·n·cols overflows to 0
-	f.Fuzz(func(t *testing.T, n, cols int64, data []byte, na, nb int) {
-		decodeKeypoints(n, cols, data)
-		ms, err := decodeMatches(n, cols, data, na, nb)
-		if err != nil {
-			return
-		}
-		for _, m := range ms {
-			if m[0] < 0 || m[0] >= na || m[1] < 0 || m[1] >= nb {
-				t.Fatalf("match %v out of %d, %d", m, na, nb)
-			}
-		}
-	})
 }

@@ -1,8 +1,11 @@
-// Package export writes (and, where a format is meant to be read back,
-// reads) clearmatch's output files: tracks.json, matches.csv, report.json,
-// COLMAP's text import files, and overlay pictures. It also stages a run's
-// outputs so that a failed or interrupted run leaves the output folder as
-// it was. It is pure Go.
+// Package export writes clearmatch's output files and reads back those
+// meant to be read: tracks.json, matches.csv, report.json, overlay
+// pictures, and the COLMAP hand-off (database.db through package colmap,
+// with keypoints and two-view geometry converted to COLMAP's pixel
+// convention and cameras from the intrinsics, EXIF focal priors or the
+// self-calibration; and COLMAP's text import files). It also stages a
+// run's outputs so that a failed or interrupted run leaves the output
+// folder as it was. It is pure Go.
 package export
 
 import (

@@ -21,3 +21,16 @@ func (c Intrinsics) Ray(p Point) [3]float64 {
 	q := c.Normalize(p)
 	return [3]float64{q.X, q.Y, 1}
 }
+
+// Pose is a camera's pose: R maps world to camera coordinates (x_cam =
+// R x_world + t) and C is the camera's centre in the world (C = −Rᵀ t).
+type Pose struct {
+	R [3][3]float64
+	C [3]float64
+}
+
+// Matrix is R as a row-major [9]float64.
+func (p Pose) Matrix() [9]float64 {
+	r := p.R
+	return [9]float64{r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2]}
+}

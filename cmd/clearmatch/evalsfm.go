@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/clearmatch/clearmatch/colmap"
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 )
@@ -74,30 +76,33 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case len(pos) > 2:
 		return usagef("want MODEL and GT folders, got also %q", pos[2])
 	}
-	model, err := eval.ReadColmapModel(pos[0])
+	model, err := colmap.ReadModel(pos[0])
 	if err != nil {
 		return err
 	}
 	unitGiven := false
 	fs.Visit(func(f *flag.Flag) { unitGiven = unitGiven || f.Name == "unit" })
-	var gt map[string]eval.Camera
-	isModel := eval.HasColmapModel(pos[1])
+	var gt map[string]datasets.Camera
+	isModel := colmap.HasModel(pos[1])
 	if isModel {
 		if *dbPath != "" {
 			return usagef("-db scores tracks under true cameras with K: give GT (NAME.camera files), not a model (%s)", pos[1])
 		}
-		ref, err := eval.ReadColmapModel(pos[1])
+		ref, err := colmap.ReadModel(pos[1])
 		if err != nil {
 			return err
 		}
-		gt = ref.Cameras
+		gt = map[string]datasets.Camera{}
+		for n, p := range ref.Poses {
+			gt[n] = datasets.Camera{Pose: p}
+		}
 		if len(gt) == 0 {
 			return fmt.Errorf("%s: the reference model has no registered images", pos[1])
 		}
 		if !unitGiven {
 			*unit = "units"
 		}
-	} else if gt, err = eval.ReadStrechaCameras(pos[1]); err != nil {
+	} else if gt, err = datasets.ReadStrechaCameras(pos[1]); err != nil {
 		return err
 	}
 	r, err := eval.EvaluateSfM(model, gt)
@@ -167,8 +172,8 @@ func ratio(a, b int) float64 {
 // scoreDatabaseTracks scores the tracks of the COLMAP database at path
 // under the ground-truth cameras gt (by image name); images without one
 // are left out, and fewer than three with one is an error.
-func scoreDatabaseTracks(path string, gt map[string]eval.Camera) (*eval.TrackScore, error) {
-	cm, err := export.ReadColmapMatches(path)
+func scoreDatabaseTracks(path string, gt map[string]datasets.Camera) (*eval.TrackScore, error) {
+	cm, err := colmap.ReadMatches(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/features"
@@ -108,9 +109,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(images) < 2 {
 		return fmt.Errorf("%s is one image; matching needs two or more", images[0].Path)
 	}
-	var gt map[string]eval.Camera
+	var gt map[string]datasets.Camera
 	if o.gt != "" {
-		if gt, err = eval.ReadStrechaCameras(o.gt); err != nil {
+		if gt, err = datasets.ReadStrechaCameras(o.gt); err != nil {
 			return fmt.Errorf("-gt: %w", err)
 		}
 	}
@@ -226,7 +227,7 @@ func (o *matchOptions) checkDependencies(given func(string) bool) error {
 // ms, when clearMs holds CLEAR's own) and, for a verified run, exported
 // (database.db's); and the tracks each stage's matches chain into under
 // the true cameras, which also sees the errors along epipolar lines.
-func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]eval.Camera) ([]eval.StageScore, []eval.TrackScore, error) {
+func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]datasets.Camera) ([]eval.StageScore, []eval.TrackScore, error) {
 	points := keypointPoints(res.Sets)
 	names, widths := make([]string, len(res.Sets)), make([]int, len(res.Sets))
 	for i, s := range res.Sets {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/pipeline"
@@ -45,7 +46,7 @@ func (w *matchWriter) writeTracks() error {
 
 // writeGroundTruth scores every stage's matches under the -gt cameras and
 // writes ground_truth.json.
-func (w *matchWriter) writeGroundTruth(gt map[string]eval.Camera) (sc []eval.StageScore, tr []eval.TrackScore, err error) {
+func (w *matchWriter) writeGroundTruth(gt map[string]datasets.Camera) (sc []eval.StageScore, tr []eval.TrackScore, err error) {
 	err = w.timed("ground_truth", func() error {
 		var clearMs []export.Match
 		if w.res.Completed > 0 {

@@ -1,4 +1,4 @@
-package export
+package colmap
 
 import (
 	"database/sql"
@@ -12,11 +12,11 @@ import (
 	"github.com/clearmatch/clearmatch/geom"
 )
 
-// ColmapMatches is what an SfM engine builds its tracks from in a COLMAP
+// Matches is what an SfM engine builds its tracks from in a COLMAP
 // database: each image's keypoints and, per image pair, the verified
 // matches of two_view_geometries (whatever wrote the database: clearmatch
 // or COLMAP's own matcher).
-type ColmapMatches struct {
+type Matches struct {
 	// Names and Widths of the images, in image_id order; Points their
 	// keypoints in OpenCV's convention (pixel centres at integers: COLMAP's
 	// coordinates less 0.5).
@@ -27,10 +27,10 @@ type ColmapMatches struct {
 	Pairs map[[2]int][][2]int
 }
 
-// ReadColmapMatches reads a COLMAP database (read-only). A file that is
+// ReadMatches reads a COLMAP database (read-only). A file that is
 // not one, or holds keypoints or matches that do not fit their images,
 // is an error naming the file and what is wrong.
-func ReadColmapMatches(path string) (*ColmapMatches, error) {
+func ReadMatches(path string) (*Matches, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, a...))
 	}
@@ -72,7 +72,7 @@ func ReadColmapMatches(path string) (*ColmapMatches, error) {
 		}
 		return nil
 	}
-	cm := &ColmapMatches{Pairs: map[[2]int][][2]int{}}
+	cm := &Matches{Pairs: map[[2]int][][2]int{}}
 	widths := map[int64]int{}
 	if err := each("cameras", `SELECT camera_id, width FROM cameras`, func(scan func(...any) error) error {
 		var id int64
@@ -131,8 +131,8 @@ func ReadColmapMatches(path string) (*ColmapMatches, error) {
 		if err := scan(&pid, &n, &cols, &data); err != nil {
 			return err
 		}
-		i, ok1 := index[pid/colmapPairScale]
-		j, ok2 := index[pid%colmapPairScale]
+		i, ok1 := index[pid/pairScale]
+		j, ok2 := index[pid%pairScale]
 		if !ok1 || !ok2 || i == j {
 			return fail("two_view_geometries: pair_id %d is not two of its images", pid)
 		}
