@@ -1,48 +1,12 @@
 package pairwise_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
-
-// Three cameras (focal 1000 px, principal point 500, 500) at (0,0,0),
-// (1,0,0) and (0,1,0), looking down +z, see the point (0.2, 0.3, 5). A
-// track holds it in views 0 and 1; view 2 has a keypoint where the two
-// epipolar lines cross, with the same descriptor, and one elsewhere.
-func ExampleCompleteTracks() {
-	k := [9]float64{1000, 0, 500, 0, 1000, 500, 0, 0, 1}
-	kinv, _ := geom.Inverse3(k)
-	centre := [][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}
-	fund := func(a, c int) [9]float64 { // x_cᵀ F x_a = 0 for cameras that only moved
-		t := [3]float64{centre[a][0] - centre[c][0], centre[a][1] - centre[c][1], centre[a][2] - centre[c][2]}
-		tx := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
-		return geom.Mul3(geom.Transpose3(kinv), geom.Mul3(tx, kinv))
-	}
-	views := []pairwise.View{
-		{Points: []geom.Point{{X: 540, Y: 560}}},
-		{Points: []geom.Point{{X: 340, Y: 560}}},
-		{Points: []geom.Point{{X: 100, Y: 100}, {X: 540, Y: 360}}},
-	}
-	desc := [][]float32{{10, 200}, {12, 198}, {250, 0, 11, 199}}
-	many := make([]pairwise.Match, 50) // pairs of 30 matches or more give lines
-	var verified []pairwise.Verified
-	for _, p := range [][2]int{{0, 1}, {0, 2}, {1, 2}} {
-		verified = append(verified, pairwise.Verified{I: p[0], J: p[1], Model: pairwise.Fundamental, F: fund(p[0], p[1]), Matches: many})
-	}
-	item := []int{0, 0, -1, -1} // observations numbered image by image
-	off := []int{0, 1, 2, 4}
-	out, added, err := pairwise.CompleteTracks(context.Background(), views, 2, verified, item, off,
-		pairwise.CompleteOptions{Descriptors: func(i int) ([]float32, error) { return desc[i], nil }})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(out, added)
-	// Output: [0 0 -1 0] 1
-}
 
 // Two cameras (focal 1000 px, principal point 500, 500) one unit apart
 // along x see ten points; the verified essential matrix is a little off

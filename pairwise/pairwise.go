@@ -9,7 +9,6 @@
 //     MAGSAC++), the inliers kept and optionally guided matches added;
 //   - Refit, FitBaseline, RelativePose: a verified pair's model refitted to
 //     given matches, or its rotation and baseline;
-//   - CompleteTracks: keypoints that join a track by epipolar transfer;
 //   - Problem: every pair's matches as CLEAR's association problem.
 //
 // It is pure Go; the geometry it builds on (points, intrinsics, 3×3
@@ -277,7 +276,7 @@ func (BruteForce) Nearest2(query, train []float32, dim int) ([]Neighbors, error)
 		qv := query[q*dim : (q+1)*dim]
 		n := Neighbors{Best: -1, Second: -1, D1: float32(math.Inf(1)), D2: float32(math.Inf(1))}
 		for t := 0; t < nt; t++ {
-			d := sqDist(qv, train[t*dim:(t+1)*dim])
+			d := SquaredDistance(qv, train[t*dim:(t+1)*dim])
 			switch {
 			case d < n.D1:
 				n.Second, n.D2 = n.Best, n.D1
@@ -291,7 +290,10 @@ func (BruteForce) Nearest2(query, train []float32, dim int) ([]Neighbors, error)
 	return out, nil
 }
 
-func sqDist(a, b []float32) float32 {
+// SquaredDistance is the squared Euclidean distance between two
+// descriptors, summed in four float32 lanes (the matcher's own, so that
+// its distances and a caller's agree to the bit).
+func SquaredDistance(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0

@@ -145,3 +145,9 @@ func TestFitBaseline(t *testing.T) {
 		})
 	}
 }
+
+// rotY is the rotation by a radians about y.
+func rotY(a float64) [9]float64 {
+	c, s := math.Cos(a), math.Sin(a)
+	return [9]float64{c, 0, s, 0, 1, 0, -s, 0, c}
+}

@@ -542,7 +542,7 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 		}
 	}
 	visit := func(a int, b int32) {
-		d := sqDist(vi.Desc[a*dim:(a+1)*dim], vj.Desc[int(b)*dim:int(b+1)*dim])
+		d := SquaredDistance(vi.Desc[a*dim:(a+1)*dim], vj.Desc[int(b)*dim:int(b+1)*dim])
 		offer(&nA[a], b, d)
 		offer(&nB[b], int32(a), d)
 	}
@@ -575,7 +575,7 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 		default:
 			f := r.F
 			// The epipolar line of a in J: l = F a.
-			l := epipolarLine(f, p)
+			l := EpipolarLine(f, p)
 			// Sampson error ≥ distance to the line only up to the factor
 			// |l₁₂|/√(|l₁₂|² + |Fᵀb|²) ≤ 1, so a band of thr around the
 			// line holds every candidate.
@@ -614,9 +614,9 @@ func guidedMatches(vi, vj *View, dim int, r *Verified, thr, maxDist, ratio float
 	return out
 }
 
-// epipolarLine is F p: the line l₀x + l₁y + l₂ = 0 in image J on which
+// EpipolarLine is F p: the line l₀x + l₁y + l₂ = 0 in image J on which
 // the match of p (image I) lies when F maps I to J.
-func epipolarLine(f [9]float64, p geom.Point) [3]float64 {
+func EpipolarLine(f [9]float64, p geom.Point) [3]float64 {
 	return [3]float64{f[0]*p.X + f[1]*p.Y + f[2], f[3]*p.X + f[4]*p.Y + f[5], f[6]*p.X + f[7]*p.Y + f[8]}
 }
 

@@ -1,31 +1,33 @@
-package pairwise
+package tracks
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/pairwise"
 )
 
 // completeScene is three views of random points: cameras looking down +z
 // from the given centres, each point's descriptor the same in every view
 // up to noise.
 type completeScene struct {
-	views    []View
-	verified []Verified
-	desc     [][]float32
+	views    *Views
+	verified []pairwise.Verified
 	item     []int
-	off      []int
 }
 
+// completeDim is how many of the 128 descriptor values the scene sets
+// (the rest are 0 in every view).
 const completeDim = 8
 
-func rotY(a float64) [9]float64 {
+// yawRotation is the rotation by a radians about y.
+func yawRotation(a float64) [9]float64 {
 	c, s := math.Cos(a), math.Sin(a)
 	return [9]float64{c, 0, s, 0, 1, 0, -s, 0, c}
 }
@@ -38,11 +40,14 @@ func newCompleteScene(n int, centres [3][3]float64, yaw [3]float64, descNoise fl
 	rng := rand.New(rand.NewPCG(1, 2))
 	const f, cx, cy = 800.0, 640.0, 480.0
 	kk := [9]float64{f, 0, cx, 0, f, cy, 0, 0, 1}
-	s := &completeScene{views: make([]View, 3), desc: make([][]float32, 3)}
+	s := &completeScene{views: &Views{Sets: make([]*features.Set, 3), Threshold: 3}}
+	for v := range s.views.Sets {
+		s.views.Sets[v] = &features.Set{Image: string(rune('a' + v))}
+	}
 	var rs [3][9]float64
 	var ts [3][3]float64
 	for v := range 3 {
-		rs[v] = rotY(yaw[v])
+		rs[v] = yawRotation(yaw[v])
 		c := centres[v]
 		for r := range 3 { // t = −R C
 			ts[v][r] = -(rs[v][3*r]*c[0] + rs[v][3*r+1]*c[1] + rs[v][3*r+2]*c[2])
@@ -60,18 +65,18 @@ func newCompleteScene(n int, centres [3][3]float64, yaw [3]float64, descNoise fl
 			for r := range 3 {
 				y[r] = rs[v][3*r]*x[0] + rs[v][3*r+1]*x[1] + rs[v][3*r+2]*x[2] + ts[v][r]
 			}
-			s.views[v].Points = append(s.views[v].Points, geom.Point{X: f*y[0]/y[2] + cx, Y: f*y[1]/y[2] + cy})
-			for d := range completeDim {
+			set := s.views.Sets[v]
+			set.Keypoints = append(set.Keypoints, features.Keypoint{X: float32(f*y[0]/y[2] + cx), Y: float32(f*y[1]/y[2] + cy)})
+			d := make([]float32, features.DescSize)
+			for k := range completeDim {
 				noise := 0.0
 				if v == 2 {
 					noise = descNoise / math.Sqrt(completeDim)
 				}
-				s.desc[v] = append(s.desc[v], base[p][d]+float32(noise))
+				d[k] = base[p][k] + float32(noise)
 			}
+			set.Desc = append(set.Desc, d...)
 		}
-	}
-	for v := range s.views {
-		s.views[v].PixelScale = 1
 	}
 	kinv, _ := geom.Inverse3(kk)
 	fund := func(a, c int) [9]float64 { // x_cᵀ F x_a = 0
@@ -83,11 +88,10 @@ func newCompleteScene(n int, centres [3][3]float64, yaw [3]float64, descNoise fl
 		tx := [9]float64{0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}
 		return geom.Mul3(geom.Transpose3(kinv), geom.Mul3(geom.Mul3(tx, rel), kinv))
 	}
-	matches := make([]Match, 40) // only their number counts here
+	matches := make([]pairwise.Match, 40) // only their number counts here
 	for _, p := range [][2]int{{0, 1}, {0, 2}, {1, 2}} {
-		s.verified = append(s.verified, Verified{I: p[0], J: p[1], Model: Fundamental, Matrix: fund(p[0], p[1]), F: fund(p[0], p[1]), Matches: matches})
+		s.verified = append(s.verified, pairwise.Verified{I: p[0], J: p[1], Model: pairwise.Fundamental, Matrix: fund(p[0], p[1]), F: fund(p[0], p[1]), Matches: matches})
 	}
-	s.off = []int{0, n, 2 * n, 3 * n}
 	s.item = make([]int, 3*n)
 	for p := range n {
 		s.item[p], s.item[n+p], s.item[2*n+p] = p, p, -1
@@ -95,50 +99,30 @@ func newCompleteScene(n int, centres [3][3]float64, yaw [3]float64, descNoise fl
 	return s
 }
 
-func (s *completeScene) run(o CompleteOptions) ([]int, int, error) {
-	o.Descriptors = func(i int) ([]float32, error) { return s.desc[i], nil }
-	return CompleteTracks(context.Background(), s.views, completeDim, s.verified, s.item, s.off, o)
-}
-
-// runRows is run reading descriptors by rows, checking the rows asked
-// for and the progress reported.
-func (s *completeScene) runRows(t *testing.T, o CompleteOptions) ([]int, int, error) {
-	o.DescriptorRows = func(i int, rows []int) ([]float32, error) {
-		var out []float32
-		for k, r := range rows {
-			if r < 0 || r >= len(s.views[i].Points) || k > 0 && r <= rows[k-1] {
-				t.Fatalf("image %d: rows %v: want distinct points in order", i, rows)
-			}
-			out = append(out, s.desc[i][r*completeDim:(r+1)*completeDim]...)
-		}
-		return out, nil
-	}
+// run completes the scene's tracks, checking the progress reported.
+func (s *completeScene) run(t *testing.T, o CompleteOptions) ([]int, int, error) {
 	type counter struct{ done, total, calls int }
-	var tracks, pairs counter
-	check := func(name string, c *counter) func(done, total int) {
-		return func(done, total int) {
-			if done < c.done || done > total || c.calls > 0 && total != c.total {
-				t.Errorf("%s progress %d/%d after %d/%d", name, done, total, c.done, c.total)
-			}
-			c.done, c.total, c.calls = done, total, c.calls+1
+	counters := map[string]*counter{StageComplete: {}, StageCompletePairs: {}}
+	s.views.Progress = func(stage string, done, total int) {
+		c := counters[stage]
+		if done < c.done || done > total || c.calls > 0 && total != c.total {
+			t.Errorf("%s progress %d/%d after %d/%d", stage, done, total, c.done, c.total)
 		}
+		c.done, c.total, c.calls = done, total, c.calls+1
 	}
-	o.Progress, o.PairProgress = check("track", &tracks), check("pair", &pairs)
-	out, added, err := CompleteTracks(context.Background(), s.views, completeDim, s.verified, s.item, s.off, o)
+	in := Tracks{Item: s.item, Solved: s.item, Keypoints: s.views.Sets, Pairs: s.verified}
+	out, added, err := Complete(context.Background(), s.views, in, o)
 	if err == nil {
-		for _, c := range []counter{tracks, pairs} {
+		for stage, c := range counters {
 			if c.calls == 0 || c.done != c.total {
-				t.Errorf("progress ended at %d/%d after %d calls", c.done, c.total, c.calls)
+				t.Errorf("%s progress ended at %d/%d after %d calls", stage, c.done, c.total, c.calls)
 			}
 		}
-		if pairs.calls > 0 && tracks.calls > 0 && added > 0 && pairs.total == 0 {
-			t.Error("observations added with no image pair compared")
-		}
 	}
-	return out, added, err
+	return out.Item, added, err
 }
 
-func TestCompleteTracks(t *testing.T) {
+func TestComplete(t *testing.T) {
 	spread := [3][3]float64{{0, 0, 0}, {3, 0, 0}, {1, 3, -1}}
 	yaw := [3]float64{0, -0.1, 0}
 	inLine := [3][3]float64{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}}
@@ -165,7 +149,7 @@ func TestCompleteTracks(t *testing.T) {
 			s.verified[1].Matches = s.verified[1].Matches[:10]
 		}},
 		{name: "homography pairs give no line", centres: spread, noise: 50, want: 0, edit: func(s *completeScene) {
-			s.verified[2].Model = Homography
+			s.verified[2].Model = pairwise.Homography
 		}},
 		{name: "three lines required", centres: spread, noise: 50, want: 0, opts: CompleteOptions{MinLines: 3}},
 	}
@@ -176,19 +160,12 @@ func TestCompleteTracks(t *testing.T) {
 				c.edit(s)
 			}
 			before := slices.Clone(s.item)
-			out, added, err := s.run(c.opts)
+			out, added, err := s.run(t, c.opts)
 			if err != nil {
 				t.Fatal(err)
-			}
-			rows, addedRows, err := s.runRows(t, c.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(rows, out) || addedRows != added {
-				t.Errorf("DescriptorRows added %d, Descriptors %d; tracks differ: %v", addedRows, added, !slices.Equal(rows, out))
 			}
 			if !slices.Equal(s.item, before) {
-				t.Error("CompleteTracks changed its input")
+				t.Error("Complete changed its input")
 			}
 			if added != c.want {
 				t.Errorf("added %d observations, want %d", added, c.want)
@@ -212,37 +189,36 @@ func TestCompleteTracks(t *testing.T) {
 	}
 }
 
-func TestCompleteTracksErrors(t *testing.T) {
+// TestCompleteErrors: bad options, unreadable descriptors and a cancelled
+// context are errors.
+func TestCompleteErrors(t *testing.T) {
 	s := newCompleteScene(5, [3][3]float64{{0, 0, 0}, {2, 0, 0}, {1, 0, -3}}, [3]float64{}, 0)
-	desc := func(i int) ([]float32, error) { return s.desc[i], nil }
-	cases := []struct {
+	in := Tracks{Item: s.item, Solved: s.item, Keypoints: s.views.Sets, Pairs: s.verified}
+	for _, c := range []struct {
 		name string
-		off  []int
 		opts CompleteOptions
 		want string
 	}{
-		{"negative threshold", s.off, CompleteOptions{Threshold: -1, Descriptors: desc}, "threshold"},
-		{"right angle", s.off, CompleteOptions{MinAngle: 90, Descriptors: desc}, "angle"},
-		{"one line", s.off, CompleteOptions{MinLines: 1, Descriptors: desc}, "lines"},
-		{"NaN distance", s.off, CompleteOptions{MaxDistance: math.NaN(), Descriptors: desc}, "distance"},
-		{"negative pair matches", s.off, CompleteOptions{MinPairMatches: -1, Descriptors: desc}, "pair matches"},
-		{"no descriptors", s.off, CompleteOptions{}, "Descriptors"},
-		{"offsets", []int{0, 5, 10}, CompleteOptions{Descriptors: desc}, "offsets"},
-		{"short descriptors", s.off, CompleteOptions{Descriptors: func(i int) ([]float32, error) { return s.desc[i][:3], nil }}, "descriptors of images"},
-		{"short rows", s.off, CompleteOptions{DescriptorRows: func(i int, rows []int) ([]float32, error) { return s.desc[i][:3], nil }}, "descriptors of images"},
-		{"rows fail", s.off, CompleteOptions{DescriptorRows: func(i int, rows []int) ([]float32, error) { return nil, errors.New("disk gone") }}, "disk gone"},
+		{"negative threshold", CompleteOptions{Threshold: -1}, "threshold"},
+		{"right angle", CompleteOptions{MinAngle: 90}, "angle"},
+		{"one line", CompleteOptions{MinLines: 1}, "lines"},
+		{"NaN distance", CompleteOptions{MaxDistance: math.NaN()}, "distance"},
+		{"negative pair matches", CompleteOptions{MinPairMatches: -1}, "pair matches"},
+	} {
+		if _, _, err := Complete(context.Background(), s.views, in, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want one naming %q", c.name, err, c.want)
+		}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, _, err := CompleteTracks(context.Background(), s.views, completeDim, s.verified, s.item, c.off, c.opts)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("err %v, want one naming %q", err, c.want)
-			}
-		})
+	short := *s.views.Sets[2]
+	short.Desc = short.Desc[:3]
+	broken := *s.views
+	broken.Sets = []*features.Set{s.views.Sets[0], s.views.Sets[1], &short}
+	if _, _, err := Complete(context.Background(), &broken, in, CompleteOptions{}); err == nil || !strings.Contains(err.Error(), "descriptor values") {
+		t.Errorf("short descriptors: err %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := CompleteTracks(ctx, s.views, completeDim, s.verified, s.item, s.off, CompleteOptions{Descriptors: desc}); err != context.Canceled {
+	if _, _, err := Complete(ctx, s.views, in, CompleteOptions{}); err != context.Canceled {
 		t.Errorf("cancelled: err %v", err)
 	}
 }
