@@ -17,6 +17,28 @@ type flagSet struct {
 	out         io.Writer // where -h prints
 	// common names the flags `-h` shows; nil shows every flag.
 	common []string
+	// groups, when set, order `-h all` by the options' groups.
+	groups []flagGroup
+}
+
+// flagGroup is a titled group of flags, as `-h all` prints them.
+type flagGroup struct {
+	title string
+	names []string
+}
+
+// group registers the flags add defines as one group titled title.
+func (fs *flagSet) group(title string, add func(*flag.FlagSet)) {
+	before := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { before[f.Name] = true })
+	add(fs.FlagSet)
+	g := flagGroup{title: title}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !before[f.Name] {
+			g.names = append(g.names, f.Name)
+		}
+	})
+	fs.groups = append(fs.groups, g)
 }
 
 // newFlags returns a flag set whose help names the command and goes to out.
@@ -157,6 +179,15 @@ func editDistance(a, b string) int {
 func (fs *flagSet) printHelp(all bool) {
 	w := fs.out
 	fmt.Fprintf(w, "Usage: clearmatch %s\n\nFlags:\n", fs.usage)
+	if all && fs.groups != nil {
+		for _, g := range fs.groups {
+			fmt.Fprintf(w, "\n%s:\n", g.title)
+			for _, n := range g.names {
+				printFlag(w, fs.Lookup(n))
+			}
+		}
+		return
+	}
 	if fs.common == nil || all {
 		fs.VisitAll(func(f *flag.Flag) { printFlag(w, f) })
 		return

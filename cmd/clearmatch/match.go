@@ -50,26 +50,29 @@ type matchOptions struct {
 	pipe                            pipeline.Options
 }
 
-// addFlags defines match's flags: the output's here, the pipeline's by
-// group (matchflags.go), every default from pipeline.DefaultOptions.
-func (o *matchOptions) addFlags(fs *flag.FlagSet) {
+// addFlags defines match's flags by group, as -h all lists them: the
+// output's here, the pipeline's one function per options group
+// (matchflags.go), every default from pipeline.DefaultOptions.
+func (o *matchOptions) addFlags(fs *flagSet) {
 	o.pipe = pipeline.DefaultOptions()
 	p := &o.pipe
-	fs.StringVar(&o.out, "out", "", "output directory (required)")
-	fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
-	fs.BoolVar(&o.overlays, "overlays", false, "draw overlays/: every image with its keypoints coloured by track, and match pictures of -overlay-pairs (full resolution: about 8 MB and 3 s an image)")
-	fs.StringVar(&o.overlayPairs, "overlay-pairs", "next", "with -overlays, the pairs whose matches are drawn: next (each image with the next), none, or i-j,k-l (0-based); giving pairs turns -overlays on")
-	fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches (Sampson distance) and the tracks they chain into (triangulated from the true cameras) under the true geometry (ground_truth.json)")
-	fs.IntVar(&p.Workers, "workers", p.Workers, "parallel workers (0: GOMAXPROCS)")
-	fs.StringVar(&o.progress, "progress", "text", "progress on stderr: text, for a person, or json, one object a line (stage, done, total, unit, rate, elapsed_s) for scripts and GUIs")
-	addFeatureFlags(fs, &p.Features)
-	addCacheFlags(fs, &o.cache)
-	addPairFlags(fs, &p.Pairs, &o.pairsArg)
-	addMatchingFlags(fs, &p.Matching)
-	addVerifyFlags(fs, &p.Verification, &o.verify)
-	addSolveFlags(fs, &p.Solve, &o.solve)
-	addTrackFlags(fs, &p.Tracks, &o.track)
-	addExportFlags(fs, &o.exp)
+	fs.group("Output", func(fs *flag.FlagSet) {
+		fs.StringVar(&o.out, "out", "", "output directory (required)")
+		fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
+		fs.BoolVar(&o.overlays, "overlays", false, "draw overlays/: every image with its keypoints coloured by track, and match pictures of -overlay-pairs (full resolution: about 8 MB and 3 s an image)")
+		fs.StringVar(&o.overlayPairs, "overlay-pairs", "next", "with -overlays, the pairs whose matches are drawn: next (each image with the next), none, or i-j,k-l (0-based); giving pairs turns -overlays on")
+		fs.StringVar(&o.gt, "gt", "", "folder of ground-truth cameras (Strecha's NAME.camera): score every stage's matches (Sampson distance) and the tracks they chain into (triangulated from the true cameras) under the true geometry (ground_truth.json)")
+		fs.IntVar(&p.Workers, "workers", p.Workers, "parallel workers (0: GOMAXPROCS)")
+		fs.StringVar(&o.progress, "progress", "text", "progress on stderr: text, for a person, or json, one object a line (stage, done, total, unit, rate, elapsed_s) for scripts and GUIs")
+	})
+	fs.group("Features (SIFT)", func(fs *flag.FlagSet) { addFeatureFlags(fs, &p.Features) })
+	fs.group("Cache", func(fs *flag.FlagSet) { addCacheFlags(fs, &o.cache) })
+	fs.group("Pairs", func(fs *flag.FlagSet) { addPairFlags(fs, &p.Pairs, &o.pairsArg) })
+	fs.group("Matching", func(fs *flag.FlagSet) { addMatchingFlags(fs, &p.Matching) })
+	fs.group("Verification", func(fs *flag.FlagSet) { addVerifyFlags(fs, &p.Verification, &o.verify) })
+	fs.group("Solve (CLEAR)", func(fs *flag.FlagSet) { addSolveFlags(fs, &p.Solve, &o.solve) })
+	fs.group("Track stages", func(fs *flag.FlagSet) { addTrackFlags(fs, &p.Tracks, &o.track) })
+	fs.group("Export", func(fs *flag.FlagSet) { addExportFlags(fs, &o.exp) })
 }
 
 // matchCommon are the flags `clearmatch match -h` shows; the rest tune the
@@ -81,7 +84,7 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var o matchOptions
 	fs := newFlags("match", matchUsage, stdout)
 	fs.common = matchCommon
-	o.addFlags(fs.FlagSet)
+	o.addFlags(fs)
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 func TestMatchFlagsDefaultOptions(t *testing.T) {
 	var o matchOptions
 	fs := newFlags("match", matchUsage, io.Discard)
-	o.addFlags(fs.FlagSet)
+	o.addFlags(fs)
 	if _, err := parseInterleaved(fs, []string{"photos", "-out", "run"}); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestMatchFlagsDefaultOptions(t *testing.T) {
 func TestMatchFlagsOff(t *testing.T) {
 	var o matchOptions
 	fs := newFlags("match", matchUsage, io.Discard)
-	o.addFlags(fs.FlagSet)
+	o.addFlags(fs)
 	args := []string{"photos", "-out", "run", "-complete=false", "-refine=false", "-weak-pairs", "0", "-rotation-loops", "0",
 		"-self-calibrate=false", "-reproj-filter", "0", "-reproj-extend=false", "-verify=false", "-guided"}
 	if _, err := parseInterleaved(fs, args); err != nil {
