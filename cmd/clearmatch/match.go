@@ -15,9 +15,6 @@ import (
 	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
-	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/geom"
-	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -82,17 +79,8 @@ var matchCommon = []string{"out", "export", "intrinsics", "camera-model", "max-d
 func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	start := time.Now()
 	var o matchOptions
-	fs := newFlags("match", matchUsage, stdout)
-	fs.common = matchCommon
-	o.addFlags(fs)
-	inputs, err := parseInterleaved(fs, args)
+	inputs, err := o.parse(args, stdout)
 	if err != nil {
-		return err
-	}
-	if err := o.check(inputs); err != nil {
-		return err
-	}
-	if err := o.checkDependencies(fs.given()); err != nil {
 		return err
 	}
 	if os.Getenv("GOGC") == "" {
@@ -105,73 +93,35 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := needOpenCV(); err != nil {
 		return err
 	}
-	images, err := pipeline.Images(inputs)
+	in, err := o.readInputs(inputs)
 	if err != nil {
 		return err
-	}
-	if len(images) < 2 {
-		return fmt.Errorf("%s is one image; matching needs two or more", images[0].Path)
-	}
-	var gt map[string]datasets.Camera
-	if o.gt != "" {
-		if gt, err = datasets.ReadStrechaCameras(o.gt); err != nil {
-			return fmt.Errorf("-gt: %w", err)
-		}
-	}
-	overlayPairs, err := parseOverlayPairs(o.overlayPairs, len(images))
-	if err != nil {
-		return err
-	}
-	switch o.pairsArg {
-	case pipeline.PairsAuto, pipeline.PairsExhaustive, pipeline.PairsSequential, pipeline.PairsRetrieval:
-		o.pipe.Pairs.Mode = o.pairsArg
-	default:
-		if o.pipe.Pairs.List, err = readPairsFile(o.pairsArg, pipeline.Names(images)); err != nil {
-			return err
-		}
 	}
 	stage, err := newStage(o.out, o.force)
 	if err != nil {
 		return err
 	}
 	defer stage.Discard()
-
 	pr, err := newProgressPrinter(o.progress, stderr)
 	if err != nil {
 		return err
 	}
 	o.pipe.Progress = pr
-	res, err := pipeline.Run(ctx, images, o.pipe)
+	res, err := pipeline.Run(ctx, in.images, o.pipe)
 	if err != nil {
 		return err
 	}
 	printRunWarnings(stderr, res)
-	if len(res.Skipped) > 0 && (o.pipe.Pairs.List != nil || overlayPairs != nil) {
+	if len(res.Skipped) > 0 && (o.pipe.Pairs.List != nil || in.overlayPairs != nil) {
 		return fmt.Errorf("%d images were skipped, so -pairs and -overlay-pairs indices no longer apply; fix or remove them (or use -strict)", len(res.Skipped))
 	}
 	if o.progress != "json" {
 		printStageLines(stderr, res, &o)
 	}
 	w := &matchWriter{dir: stage.Dir, res: res, o: &o, timing: map[string]float64{}}
-	if err := w.writeTracks(); err != nil {
+	scores, err := w.writeOutputs(ctx, in, pr, stderr)
+	if err != nil {
 		return err
-	}
-	if o.exp.format == "colmap" {
-		if err := w.timed("export", func() error { return writeColmap(filepath.Join(stage.Dir, "colmap"), res, w.ms, &o, stderr) }); err != nil {
-			return err
-		}
-	}
-	var gtTable []eval.StageScore
-	var gtTracks []eval.TrackScore
-	if o.gt != "" {
-		if gtTable, gtTracks, err = w.writeGroundTruth(gt); err != nil {
-			return err
-		}
-	}
-	if o.overlays {
-		if err := w.timed("overlays", func() error { return w.writeOverlays(ctx, overlayPairs, pr.stage("overlays")) }); err != nil {
-			return err
-		}
 	}
 	timing, err := w.writeReport(time.Since(start))
 	if err != nil {
@@ -182,11 +132,96 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	printMatchSummary(stdout, res, w.tracks, w.ms, o.solve.minTrack)
 	printTiming(stdout, timing, res.CacheHits)
-	if gtTable != nil {
-		printStageScores(stdout, gtTable, gtTracks)
+	if scores.stages != nil {
+		printStageScores(stdout, scores.stages, scores.tracks)
 	}
-	printNextStep(stdout, &o, images)
+	printNextStep(stdout, &o, in.images)
 	return nil
+}
+
+// parse reads match's arguments: the flags, checked, and the inputs.
+func (o *matchOptions) parse(args []string, stdout io.Writer) ([]string, error) {
+	fs := newFlags("match", matchUsage, stdout)
+	fs.common = matchCommon
+	o.addFlags(fs)
+	inputs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.check(inputs); err != nil {
+		return nil, err
+	}
+	return inputs, o.checkDependencies(fs.given())
+}
+
+// matchInputs are what a run reads besides the options: the images, the
+// ground-truth cameras of -gt and the pairs of -overlay-pairs.
+type matchInputs struct {
+	images       []pipeline.Image
+	gt           map[string]datasets.Camera
+	overlayPairs [][2]int
+}
+
+// readInputs lists the images and reads the files the flags name (-gt,
+// -pairs FILE), before any work starts.
+func (o *matchOptions) readInputs(inputs []string) (*matchInputs, error) {
+	images, err := pipeline.Images(inputs)
+	if err != nil {
+		return nil, err
+	}
+	if len(images) < 2 {
+		return nil, fmt.Errorf("%s is one image; matching needs two or more", images[0].Path)
+	}
+	in := &matchInputs{images: images}
+	if o.gt != "" {
+		if in.gt, err = datasets.ReadStrechaCameras(o.gt); err != nil {
+			return nil, fmt.Errorf("-gt: %w", err)
+		}
+	}
+	if in.overlayPairs, err = parseOverlayPairs(o.overlayPairs, len(images)); err != nil {
+		return nil, err
+	}
+	switch o.pairsArg {
+	case pipeline.PairsAuto, pipeline.PairsExhaustive, pipeline.PairsSequential, pipeline.PairsRetrieval:
+		o.pipe.Pairs.Mode = o.pairsArg
+	default:
+		if o.pipe.Pairs.List, err = readPairsFile(o.pairsArg, pipeline.Names(images)); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// groundTruthScores are -gt's tables.
+type groundTruthScores struct {
+	stages []eval.StageScore
+	tracks []eval.TrackScore
+}
+
+// writeOutputs writes the tracks, and as the flags ask the COLMAP export,
+// the ground-truth scores and the overlays, timing each.
+func (w *matchWriter) writeOutputs(ctx context.Context, in *matchInputs, pr progressPrinter, stderr io.Writer) (groundTruthScores, error) {
+	var sc groundTruthScores
+	if err := w.writeTracks(); err != nil {
+		return sc, err
+	}
+	if w.o.exp.format == "colmap" {
+		if err := w.timed("export", func() error { return writeColmap(filepath.Join(w.dir, "colmap"), w.res, w.ms, w.o, stderr) }); err != nil {
+			return sc, err
+		}
+	}
+	if w.o.gt != "" {
+		var err error
+		if sc.stages, sc.tracks, err = w.writeGroundTruth(in.gt); err != nil {
+			return sc, err
+		}
+	}
+	if w.o.overlays {
+		if err := w.timed("overlays", func() error { return w.writeOverlays(ctx, in.overlayPairs, pr.stage("overlays")) }); err != nil {
+			return sc, err
+		}
+	}
+	return sc, nil
 }
 
 // checkDependencies refuses flags asked for that need another stage: the
@@ -221,142 +256,6 @@ func (o *matchOptions) checkDependencies(given func(string) bool) error {
 		return usagef("-self-calibrate needs -verify and no -intrinsics: it calibrates from verified tracks when the camera is unknown")
 	}
 	return nil
-}
-
-// scoreStages scores the matches of each stage of the run under the true
-// geometry of the ground-truth cameras: ratio, verified (the model's
-// inliers), verified+guided (CLEAR's input), clear (the consistent
-// matches of CLEAR's tracks), completed (of the tracks after completion,
-// ms, when clearMs holds CLEAR's own) and, for a verified run, exported
-// (database.db's); and the tracks each stage's matches chain into under
-// the true cameras, which also sees the errors along epipolar lines.
-func scoreStages(res *pipeline.Result, clearMs, ms []export.Match, gt map[string]datasets.Camera) ([]eval.StageScore, []eval.TrackScore, error) {
-	points := keypointPoints(res.Sets)
-	names, widths := make([]string, len(res.Sets)), make([]int, len(res.Sets))
-	for i, s := range res.Sets {
-		names[i], widths[i] = s.Image, s.Width
-	}
-	proj, have, err := eval.TrueProjections(gt, names, widths)
-	if err != nil {
-		return nil, nil, fmt.Errorf("-gt: %w", err)
-	}
-	if have < 2 {
-		return nil, nil, fmt.Errorf("-gt: fewer than two of the images have a camera there (NAME.camera for image NAME)")
-	}
-	fs := map[[2]int][9]float64{}
-	truth := func(i, j int) ([9]float64, bool) {
-		if f, ok := fs[[2]int{i, j}]; ok {
-			return f, true
-		}
-		ci, ok1 := gt[res.Sets[i].Image]
-		cj, ok2 := gt[res.Sets[j].Image]
-		if !ok1 || !ok2 {
-			return [9]float64{}, false
-		}
-		f, err := eval.TrueFundamental(ci, cj, res.Sets[i].Width, res.Sets[j].Width)
-		if err != nil {
-			return [9]float64{}, false
-		}
-		fs[[2]int{i, j}] = f
-		return f, true
-	}
-	add := func(st eval.StageMatches, i, j, a, b int) {
-		if i > j {
-			i, j, a, b = j, i, b, a
-		}
-		st.Pairs[[2]int{i, j}] = append(st.Pairs[[2]int{i, j}], [2]int{a, b})
-	}
-	newStage := func(name string) eval.StageMatches {
-		return eval.StageMatches{Name: name, Pairs: map[[2]int][][2]int{}}
-	}
-	ratio := newStage("ratio")
-	inRatio := map[[4]int]bool{}
-	for _, p := range res.Matches {
-		for _, m := range p.Matches {
-			add(ratio, p.I, p.J, int(m.A), int(m.B))
-			inRatio[[4]int{p.I, p.J, int(m.A), int(m.B)}] = true
-		}
-	}
-	stages := []eval.StageMatches{ratio}
-	if res.Verified != nil {
-		inliers, verified := newStage("verified"), newStage("verified+guided")
-		for _, v := range res.Verified {
-			if v.Model == pairwise.NoModel {
-				continue
-			}
-			for _, m := range v.Matches {
-				if inRatio[[4]int{v.I, v.J, int(m.A), int(m.B)}] {
-					add(inliers, v.I, v.J, int(m.A), int(m.B))
-				}
-				add(verified, v.I, v.J, int(m.A), int(m.B))
-			}
-		}
-		stages = append(stages, inliers, verified)
-	}
-	consistent := newStage("clear")
-	own := clearMs
-	if own == nil {
-		own = ms
-	}
-	for _, m := range own {
-		add(consistent, m.A, m.B, m.KpA, m.KpB)
-	}
-	stages = append(stages, consistent)
-	if clearMs != nil {
-		completed := newStage("completed")
-		for _, m := range ms {
-			add(completed, m.A, m.B, m.KpA, m.KpB)
-		}
-		stages = append(stages, completed)
-	}
-	if res.Verified != nil {
-		exported := newStage("exported")
-		pairs, _ := export.ColmapPairs(res, ms)
-		for _, p := range pairs {
-			for _, m := range p.Matches {
-				add(exported, p.I, p.J, int(m[0]), int(m[1]))
-			}
-		}
-		stages = append(stages, exported)
-	}
-	// The ratio matches chain into a few giant components: no tracks.
-	sc, tr := eval.ScoreStages(stages, points, truth), eval.ScoreTracks(stages[1:], points, proj)
-	if res.Refined != nil && res.Verified != nil {
-		// The exported matches again, at the refined keypoints (what
-		// database.db holds).
-		moved := keypointPoints(res.Refined)
-		st := stages[len(stages)-1]
-		st.Name = "refined"
-		sc = append(sc, eval.ScoreStages([]eval.StageMatches{st}, moved, truth)...)
-		tr = append(tr, eval.ScoreTracks([]eval.StageMatches{st}, moved, proj)...)
-	}
-	return sc, tr, nil
-}
-
-// keypointPoints returns every image's keypoint positions.
-func keypointPoints(sets []*features.Set) [][]geom.Point {
-	points := make([][]geom.Point, len(sets))
-	for i, s := range sets {
-		points[i] = make([]geom.Point, s.Len())
-		for k, kp := range s.Keypoints {
-			points[i][k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
-		}
-	}
-	return points
-}
-
-func printStageScores(w io.Writer, sc []eval.StageScore, tr []eval.TrackScore) {
-	fmt.Fprintf(w, "matches under the true geometry (Sampson distance):\n%-16s %8s %8s %8s %8s %9s %8s %8s %8s\n", "stage", "matches", "<=1px", "<=2px", "<=4px", "prec@2px", "median", "lost", "added")
-	for _, s := range sc {
-		fmt.Fprintf(w, "%-16s %8d %8d %8d %8d %9.4f %8.3f %8d %8d\n", s.Stage, s.Matches, s.Within1, s.Within2, s.Within4, s.Precision, s.MedianError, s.Lost, s.Added)
-	}
-	if len(tr) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "tracks of 3+ views as the matches chain, under the true cameras (every observation within N px of the triangulated point):\n%-16s %8s %8s %8s %8s %9s %9s\n", "stage", "tracks", "<=1px", "<=2px", "<=4px", "prec@2px", "conflict")
-	for _, s := range tr {
-		fmt.Fprintf(w, "%-16s %8d %8d %8d %8d %9.4f %9d\n", s.Stage, s.Tracks, s.Within1, s.Within2, s.Within4, s.Precision, s.Conflicting)
-	}
 }
 
 // writeColmap writes, for a verified run, database.db (any image name)
