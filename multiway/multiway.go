@@ -287,7 +287,7 @@ func Run(ctx context.Context, method string, p *clear.Problem, opts *Options) (*
 	}
 	r.Method = method
 	if r.Item != nil {
-		r.Item = renumber(r.Item)
+		r.Item = Renumber(r.Item)
 		r.Pairs = clear.PairsOf(r.Item)
 	} else {
 		sortPairs(r.Pairs)
@@ -300,7 +300,7 @@ func Run(ctx context.Context, method string, p *clear.Problem, opts *Options) (*
 }
 
 // renumber numbers items by first appearance.
-func renumber(item []int) []int {
+func Renumber(item []int) []int {
 	id := map[int]int{}
 	out := make([]int, len(item))
 	for i, it := range item {

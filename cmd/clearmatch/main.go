@@ -31,6 +31,8 @@ var commands = []command{
 	{"demo", "demo [-out DIR]", "the embedded default: a rendered planar scene through the whole pipeline", runDemo},
 	{"eval", "eval hotel|graffiti", "reproduce the paper's CMU Hotel or Graffiti experiment", runEval},
 	{"eval-sfm", "eval-sfm MODEL GT", "a COLMAP model's cameras against ground-truth cameras (Strecha format)", runEvalSfM},
+	{"fuse", "fuse MAPS -out DIR", "fuse landmark maps (a CSV or a robot log) with CLEAR; g2o file for SLAM", runFuse},
+	{"synth-landmarks", "synth-landmarks -out DIR", "simulate a robot's run through landmarks, with the true association (for fuse)", runSynthLandmarks},
 	{"solve", "solve [flags]", "run CLEAR (or -method: a compared method) on pairwise associations", runSolve},
 	{"compare", "compare synthetic|hotel|graffiti", "the paper's comparison of CLEAR with six multi-view matching methods, with figures", runCompare},
 	{"synth", "synth [-out DIR]", "CLEAR on a synthetic association problem of the paper's simulations", runSynth},

@@ -1,0 +1,158 @@
+package fusion
+
+import (
+	"math"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/geom"
+)
+
+// alignment is the rigid motion that maps the most of one map's
+// landmarks (b) onto another's (a) within the tolerance, and those
+// pairings (a's landmark, b's), one-to-one.
+type alignment struct {
+	theta   float64
+	t       [2]float64
+	matches [][2]int
+	// overlap counts b's landmarks that land among a's (within twice a's
+	// landmark spacing of one), paired or not.
+	overlap int
+}
+
+// apply maps a point of b's frame into a's.
+func (al *alignment) apply(p geom.Point) geom.Point {
+	s, c := math.Sincos(al.theta)
+	return geom.Point{X: c*p.X - s*p.Y + al.t[0], Y: s*p.X + c*p.Y + al.t[1]}
+}
+
+// align finds the motion that explains the most pairings of b's
+// landmarks with a's: every pairing of a triangle of a with a triangle of
+// b of the same shape (sides within tol, same orientation) proposes one,
+// the motion that explains the most landmarks wins (ties to the first
+// proposed), and it is refitted to its pairings twice.
+func align(a, b *mapIndex, tol float64) alignment {
+	var best alignment
+	bestCount := 0
+	for _, ta := range a.tris {
+		for _, ib := range b.sameShape(ta, tol) {
+			tb := b.tris[ib]
+			var h alignment
+			h.theta, h.t = fitRigid(a.pts, b.pts, [][2]int{{ta.v[0], tb.v[0]}, {ta.v[1], tb.v[1]}, {ta.v[2], tb.v[2]}})
+			if n := countFits(a, b, &h, tol, bestCount); n > bestCount {
+				best, bestCount = h, n
+			}
+		}
+	}
+	if bestCount < 3 {
+		return alignment{}
+	}
+	best.matches = pairUp(a, b, &best, tol)
+	for range 2 {
+		best.theta, best.t = fitRigid(a.pts, b.pts, best.matches)
+		best.matches = pairUp(a, b, &best, tol)
+	}
+	best.overlap = countFits(a, b, &best, max(tol, 2*a.spacing), 0)
+	return best
+}
+
+// sameShape returns b's triangles whose sides are each within tol of t's,
+// ascending (a mirror image proposes a motion that explains little).
+func (b *mapIndex) sameShape(t triangle, tol float64) []int {
+	k := t.key(tol)
+	var out []int
+	for d0 := -1; d0 <= 1; d0++ {
+		for d1 := -1; d1 <= 1; d1++ {
+			for d2 := -1; d2 <= 1; d2++ {
+				for _, i := range b.shape[[3]int{k[0] + d0, k[1] + d1, k[2] + d2}] {
+					u := b.tris[i]
+					if math.Abs(u.s[0]-t.s[0]) <= tol && math.Abs(u.s[1]-t.s[1]) <= tol && math.Abs(u.s[2]-t.s[2]) <= tol {
+						out = append(out, i)
+					}
+				}
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// countFits counts b's landmarks that land within tol of one of a's under
+// h, giving up (returning at most beat) once beat cannot be exceeded.
+func countFits(a, b *mapIndex, h *alignment, tol float64, beat int) int {
+	n := 0
+	for j, p := range b.pts {
+		if n+len(b.pts)-j <= beat {
+			return n
+		}
+		q := h.apply(p)
+		hit := false
+		a.grid.Near(q.X, q.Y, tol, func(k int32) {
+			if !hit && math.Hypot(a.pts[k].X-q.X, a.pts[k].Y-q.Y) <= tol && math.Abs(a.z[k]-b.z[j]) <= tol {
+				hit = true
+			}
+		})
+		if hit {
+			n++
+		}
+	}
+	return n
+}
+
+// pairUp returns the pairings within tol under h, one-to-one, nearest
+// first (ties to the lower indices), sorted by a's landmark.
+func pairUp(a, b *mapIndex, h *alignment, tol float64) [][2]int {
+	type cand struct {
+		d    float64
+		i, j int
+	}
+	var cs []cand
+	for j, p := range b.pts {
+		q := h.apply(p)
+		a.grid.Near(q.X, q.Y, tol, func(k int32) {
+			if d := math.Hypot(a.pts[k].X-q.X, a.pts[k].Y-q.Y); d <= tol && math.Abs(a.z[k]-b.z[j]) <= tol {
+				cs = append(cs, cand{d, int(k), j})
+			}
+		})
+	}
+	sort.Slice(cs, func(x, y int) bool {
+		if cs[x].d != cs[y].d {
+			return cs[x].d < cs[y].d
+		}
+		if cs[x].i != cs[y].i {
+			return cs[x].i < cs[y].i
+		}
+		return cs[x].j < cs[y].j
+	})
+	usedA, usedB := map[int]bool{}, map[int]bool{}
+	var out [][2]int
+	for _, c := range cs {
+		if !usedA[c.i] && !usedB[c.j] {
+			usedA[c.i], usedB[c.j] = true, true
+			out = append(out, [2]int{c.i, c.j})
+		}
+	}
+	sort.Slice(out, func(x, y int) bool { return out[x][0] < out[y][0] })
+	return out
+}
+
+// fitRigid is the least-squares rigid motion taking b's points onto a's
+// over the pairings (a's index, b's): the rotation angle and translation.
+func fitRigid(a, b []geom.Point, pairs [][2]int) (float64, [2]float64) {
+	var ca, cb geom.Point
+	for _, p := range pairs {
+		ca.X, ca.Y = ca.X+a[p[0]].X, ca.Y+a[p[0]].Y
+		cb.X, cb.Y = cb.X+b[p[1]].X, cb.Y+b[p[1]].Y
+	}
+	n := float64(len(pairs))
+	ca.X, ca.Y, cb.X, cb.Y = ca.X/n, ca.Y/n, cb.X/n, cb.Y/n
+	var sxx, sxy float64
+	for _, p := range pairs {
+		ax, ay := a[p[0]].X-ca.X, a[p[0]].Y-ca.Y
+		bx, by := b[p[1]].X-cb.X, b[p[1]].Y-cb.Y
+		sxx += bx*ax + by*ay
+		sxy += bx*ay - by*ax
+	}
+	theta := math.Atan2(sxy, sxx)
+	s, c := math.Sincos(theta)
+	return theta, [2]float64{ca.X - (c*cb.X - s*cb.Y), ca.Y - (s*cb.X + c*cb.Y)}
+}

@@ -1,0 +1,23 @@
+// Package fusion fuses landmark maps with CLEAR, the CLEAR paper's third
+// experiment (Fathian et al., T-RO 2020, "Forest Landmark-based SLAM"):
+//
+//  1. Associate: for every pair of local maps, the largest set of landmark
+//     pairings that one rigid motion explains (every two of its pairings
+//     preserve their distance within the tolerance, so the set is a
+//     clique of Bailey et al.'s correspondence graph, ICRA 2000), found by
+//     consensus over pairings of landmark triangles of matching shape; a
+//     pair with fewer than MinMatches pairings is not associated. No
+//     descriptor and no global pose is used.
+//  2. Run: the pairings as one clear.Problem, solved by CLEAR or any method
+//     of package multiway (the inconsistent ones completed per connected
+//     component, as the paper does); clusters smaller than MinCluster
+//     dropped (the paper's post-processing); each cluster fused into one
+//     landmark placed in the odometry frame.
+//  3. Score: definite negatives and potential positives (an associated pair
+//     farther apart than a distance in the odometry frame is a definite
+//     negative), and precision, recall and F1 when the maps carry a true
+//     identity.
+//
+// WriteG2O hands the fused map to a SLAM back-end. Everything is pure Go
+// and deterministic for the same input and options on any number of cores.
+package fusion

@@ -1,0 +1,91 @@
+package fusion
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// TestFuseSimulated: on 3 s maps (each landmark in several), the pairwise
+// association is 90–97% right; CLEAR's fused map after the paper's
+// post-processing is at least 99% right, more than its input and than the
+// baseline's components, and keeps at least half of the true pairs.
+func TestFuseSimulated(t *testing.T) {
+	for _, seed := range []uint64{7, 8, 9} {
+		s := simulated(t, seed, 3)
+		a, err := Associate(context.Background(), s, AssociateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Problem(s, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := 0
+		for _, q := range a.Pairings {
+			if s.Maps[q.I].Landmarks[q.A].Truth == s.Maps[q.J].Landmarks[q.B].Truth {
+				right++
+			}
+		}
+		input := float64(right) / float64(len(a.Pairings))
+		prec := map[string]float64{}
+		for _, method := range []string{"clear", Baseline} {
+			r, err := Run(context.Background(), method, p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := Score(s, r, DefaultDNDistance)
+			prec[method] = *sc.Precision
+			t.Logf("seed %d %s: input %.3f right; %d clusters, precision %.4f recall %.3f, DN %d PP %d", seed, method, input, r.Clusters, *sc.Precision, *sc.Recall, *sc.DN, *sc.PP)
+			if method == "clear" && (*sc.Precision < 0.99 || *sc.Recall < 0.5) {
+				t.Errorf("seed %d: precision %.4f, recall %.3f", seed, *sc.Precision, *sc.Recall)
+			}
+		}
+		if prec["clear"] < input || prec["clear"] <= prec[Baseline] {
+			t.Errorf("seed %d: CLEAR %.4f, its input %.4f, the baseline %.4f", seed, prec["clear"], input, prec[Baseline])
+		}
+	}
+}
+
+// TestFuseVictoriaPark: on Victoria Park's 20 s maps, CLEAR's fused map
+// has far fewer definite negatives than the baseline's components, and a
+// higher P̄. (The run lasts 26 minutes and its odometry drifts tens of
+// metres, so right associations between distant stretches count as
+// definite negatives too: docs/benchmarks.md.)
+func TestFuseVictoriaPark(t *testing.T) {
+	dir := testenv.Require(t, filepath.Join(testenv.DataDir(), "victoria-park"))
+	l, err := localmap.ReadLog(dir, "time,range,bearing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := localmap.FromLog(l, localmap.LogOptions{Motion: localmap.VictoriaPark, BearingAhead: math.Pi / 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Associate(context.Background(), s, AssociateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Problem(s, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d maps, %d landmarks, tolerance %.2f m, %d pairings over %d map pairs", len(s.Maps), s.Landmarks(), a.Tolerance, len(a.Pairings), len(a.Motions))
+	sc := map[string]Scores{}
+	for _, method := range []string{"clear", Baseline} {
+		r, err := Run(context.Background(), method, p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc[method] = Score(s, r, DefaultDNDistance)
+		t.Logf("%s: %d clusters, DN %d PP %d P̄ %.4f", method, r.Clusters, *sc[method].DN, *sc[method].PP, *sc[method].PBar)
+	}
+	c, b := sc["clear"], sc[Baseline]
+	if *c.DN*5 > *b.DN || *c.PBar <= *b.PBar {
+		t.Errorf("CLEAR DN %d P̄ %.4f, baseline DN %d P̄ %.4f", *c.DN, *c.PBar, *b.DN, *b.PBar)
+	}
+}

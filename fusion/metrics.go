@@ -1,0 +1,91 @@
+package fusion
+
+import (
+	"math"
+
+	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// DefaultDNDistance is the paper's definite-negative distance, metres.
+const DefaultDNDistance = 2.0
+
+// Scores are a fused map's figures, as the paper scores its forest and,
+// when the maps carry a true identity, against it. A nil figure is one
+// the input cannot give (no poses, no truth).
+type Scores struct {
+	// DN counts the associated pairs (two observations of one cluster)
+	// farther apart than the DN distance in the odometry frame: definite
+	// negatives; PP the others, potential positives; PBar is
+	// PP/(DN+PP). They need the map poses.
+	DN   *int64   `json:"dn"`
+	PP   *int64   `json:"pp"`
+	PBar *float64 `json:"pbar"`
+	// Precision, Recall and F1 over the associated pairs against the true
+	// identities.
+	Precision *float64 `json:"precision"`
+	Recall    *float64 `json:"recall"`
+	F1        *float64 `json:"f1"`
+}
+
+// Score scores r's clusters of s's landmarks.
+func Score(s *localmap.Set, r *Result, dnDistance float64) Scores {
+	var sc Scores
+	if s.Poses != nil && r.Cluster != nil {
+		dn, pp := definiteNegatives(s, r, dnDistance)
+		sc.DN, sc.PP = &dn, &pp
+		if dn+pp > 0 {
+			p := float64(pp) / float64(dn+pp)
+			sc.PBar = &p
+		}
+	}
+	if s.HasTruth() && r.Cluster != nil {
+		g := eval.ScoreGroups(truthLabels(s), r.Cluster)
+		sc.Precision, sc.Recall, sc.F1 = &g.Precision, &g.Recall, &g.F1
+	}
+	return sc
+}
+
+// definiteNegatives counts the pairs of each cluster's observations
+// farther apart than d in the odometry frame (DN), and the others (PP).
+func definiteNegatives(s *localmap.Set, r *Result, d float64) (dn, pp int64) {
+	type pos struct{ x, y float64 }
+	var at []pos
+	for k, m := range s.Maps {
+		for _, l := range m.Landmarks {
+			x, y := world(s, k, l)
+			at = append(at, pos{x, y})
+		}
+	}
+	for _, members := range clusterMembers(r.Cluster, r.Clusters) {
+		for a := range members {
+			for b := a + 1; b < len(members); b++ {
+				p, q := at[members[a]], at[members[b]]
+				if math.Hypot(p.x-q.x, p.y-q.y) > d {
+					dn++
+				} else {
+					pp++
+				}
+			}
+		}
+	}
+	return dn, pp
+}
+
+// truthLabels numbers the landmarks' true identities (by first
+// appearance).
+func truthLabels(s *localmap.Set) []int {
+	id := map[string]int{}
+	var out []int
+	for _, m := range s.Maps {
+		for _, l := range m.Landmarks {
+			t, ok := id[l.Truth]
+			if !ok {
+				t = len(id)
+				id[l.Truth] = t
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package localmap
+
+import (
+	"fmt"
+	"math"
+)
+
+// Landmark is one landmark of a local map.
+type Landmark struct {
+	// Name is the landmark's name in its map (unique within it).
+	Name string
+	// X, Y, Z is its position in the map's frame, metres (Z 0 for planar
+	// maps).
+	X, Y, Z float64
+	// Truth is its true identity, the same across maps; "" when unknown.
+	Truth string
+}
+
+// Map is one local map.
+type Map struct {
+	Name      string
+	Landmarks []Landmark
+}
+
+// Pose is a map frame's pose in the odometry frame: position (metres)
+// and heading (radians, counter-clockwise from the odometry x axis).
+type Pose struct{ X, Y, Theta float64 }
+
+// Apply maps a point of the pose's frame into the odometry frame.
+func (p Pose) Apply(x, y float64) (float64, float64) {
+	s, c := math.Sincos(p.Theta)
+	return p.X + c*x - s*y, p.Y + s*x + c*y
+}
+
+// Inverse maps a point of the odometry frame into the pose's frame.
+func (p Pose) Inverse(x, y float64) (float64, float64) {
+	s, c := math.Sincos(p.Theta)
+	dx, dy := x-p.X, y-p.Y
+	return c*dx + s*dy, -s*dx + c*dy
+}
+
+// Between is q in p's frame: the relative pose from p to q.
+func (p Pose) Between(q Pose) Pose {
+	x, y := p.Inverse(q.X, q.Y)
+	return Pose{X: x, Y: y, Theta: wrapAngle(q.Theta - p.Theta)}
+}
+
+// wrapAngle brings an angle into (−π, π].
+func wrapAngle(a float64) float64 {
+	a = math.Mod(a, 2*math.Pi)
+	switch {
+	case a > math.Pi:
+		a -= 2 * math.Pi
+	case a <= -math.Pi:
+		a += 2 * math.Pi
+	}
+	return a
+}
+
+// Set is the input of map fusion.
+type Set struct {
+	Maps []Map
+	// Poses holds each map frame's pose in the odometry frame, one per
+	// map; nil when not known.
+	Poses []Pose
+	// Trajectory is the dead-reckoned path of a robot log (odometry
+	// frame), for drawing; nil for maps read from a file.
+	Trajectory []Pose
+	// ThreeD reports that the landmarks have a z coordinate.
+	ThreeD bool
+	// MergeRadius is the radius FromLog merged sightings within, metres.
+	MergeRadius float64
+}
+
+// Landmarks counts every map's landmarks.
+func (s *Set) Landmarks() int {
+	n := 0
+	for _, m := range s.Maps {
+		n += len(m.Landmarks)
+	}
+	return n
+}
+
+// HasTruth reports whether every landmark carries its true identity.
+func (s *Set) HasTruth() bool {
+	for _, m := range s.Maps {
+		for _, l := range m.Landmarks {
+			if l.Truth == "" {
+				return false
+			}
+		}
+	}
+	return s.Landmarks() > 0
+}
+
+// Validate reports a set fusion cannot use: no map, a map without
+// landmarks, duplicate names, non-finite coordinates or poses, a pose
+// count that is not the map count.
+func (s *Set) Validate() error {
+	if len(s.Maps) == 0 {
+		return fmt.Errorf("no local maps")
+	}
+	seen := map[string]bool{}
+	for _, m := range s.Maps {
+		if seen[m.Name] {
+			return fmt.Errorf("map %q appears twice", m.Name)
+		}
+		seen[m.Name] = true
+		if len(m.Landmarks) == 0 {
+			return fmt.Errorf("map %q has no landmarks", m.Name)
+		}
+		names := map[string]bool{}
+		for _, l := range m.Landmarks {
+			if names[l.Name] {
+				return fmt.Errorf("map %q: landmark %q appears twice", m.Name, l.Name)
+			}
+			names[l.Name] = true
+			if !finite(l.X, l.Y, l.Z) {
+				return fmt.Errorf("map %q: landmark %q is not at a finite position", m.Name, l.Name)
+			}
+		}
+	}
+	if s.Poses != nil && len(s.Poses) != len(s.Maps) {
+		return fmt.Errorf("%d poses for %d maps", len(s.Poses), len(s.Maps))
+	}
+	for k, p := range s.Poses {
+		if !finite(p.X, p.Y, p.Theta) {
+			return fmt.Errorf("map %q: pose is not finite", s.Maps[k].Name)
+		}
+	}
+	return nil
+}
+
+func finite(v ...float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,67 @@
+package localmap
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
+)
+
+// TestVictoriaParkMaps: 20 s windows of the Victoria Park run give the
+// maps its README describes (about 78, of roughly 45–66 trees each).
+func TestVictoriaParkMaps(t *testing.T) {
+	dir := testenv.Require(t, filepath.Join(testenv.DataDir(), "victoria-park"))
+	l, err := ReadLog(dir, "time,range,bearing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := FromLog(l, LogOptions{Motion: VictoriaPark, BearingAhead: math.Pi / 2, Window: 20})
+	t.Logf("merge radius %.2f m", s.MergeRadius)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n := s.Landmarks()
+	t.Logf("%d detections, %d odometry readings: %d maps, %d landmarks (%.1f a map)", len(l.Detections), len(l.Odometry), len(s.Maps), n, float64(n)/float64(len(s.Maps)))
+	if len(s.Maps) < 70 || len(s.Maps) > 80 || n/len(s.Maps) < 45 || n/len(s.Maps) > 66 {
+		t.Errorf("%d maps of %d landmarks", len(s.Maps), n)
+	}
+}
+
+// TestSimulatedMaps: a simulated run cut into 20 s windows gives six
+// maps, in each of which repeated sightings of one landmark merged into
+// one (few landmarks hold two truths, few truths two landmarks), and the
+// odometry drifts but stays within metres.
+func TestSimulatedMaps(t *testing.T) {
+	l, err := Simulate(SimConfig{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := FromLog(l, LogOptions{Motion: Unicycle{}, Window: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Maps) != 7 && len(s.Maps) != 6 {
+		t.Fatalf("%d maps", len(s.Maps))
+	}
+	dup := 0
+	for _, m := range s.Maps {
+		seen := map[string]bool{}
+		for _, lm := range m.Landmarks {
+			if seen[lm.Truth] {
+				dup++
+			}
+			seen[lm.Truth] = true
+		}
+	}
+	t.Logf("merge radius %.2f m, %d maps, %d landmarks, %d split", s.MergeRadius, len(s.Maps), s.Landmarks(), dup)
+	if dup > s.Landmarks()/20 {
+		t.Errorf("%d of %d landmarks are a second landmark of one truth in their map", dup, s.Landmarks())
+	}
+	if !s.HasTruth() {
+		t.Error("simulated maps lack their truth")
+	}
+}

@@ -1,0 +1,129 @@
+package localmap
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// SimConfig configures Simulate: the CLEAR paper's forest flight in
+// miniature. Zero fields take the defaults given.
+type SimConfig struct {
+	// Seed of every random draw.
+	Seed uint64
+	// Duration of the run (s, 120), Speed (m/s, 2), detection Rate (Hz,
+	// 1) and odometry rate (Hz, 10).
+	Duration, Speed, Rate, OdometryRate float64
+	// Spacing is the mean distance between neighbouring landmarks (m, 5);
+	// Range the sensor's reach (m, 12).
+	Spacing, Range float64
+	// RangeNoise (m, 0.05) and BearingNoise (rad, 0.01) are the
+	// detections' standard deviations.
+	RangeNoise, BearingNoise float64
+	// Miss is the probability that a landmark in range goes undetected
+	// (0.1); Spurious the mean number of false detections a scan (0.3).
+	Miss, Spurious float64
+	// SpeedNoise (relative, 0.02) and TurnNoise (rad/s, 0.01) are the
+	// odometry's: it drifts.
+	SpeedNoise, TurnNoise float64
+}
+
+func (c *SimConfig) defaults() {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.Duration, 120)
+	def(&c.Speed, 2)
+	def(&c.Rate, 1)
+	def(&c.OdometryRate, 10)
+	def(&c.Spacing, 5)
+	def(&c.Range, 12)
+	def(&c.RangeNoise, 0.05)
+	def(&c.BearingNoise, 0.01)
+	def(&c.Miss, 0.1)
+	def(&c.Spurious, 0.3)
+	def(&c.SpeedNoise, 0.02)
+	def(&c.TurnNoise, 0.01)
+}
+
+// Simulate makes a robot's log (unicycle odometry, bearing 0 straight
+// ahead) of a run through landmarks scattered on a plane: the path winds
+// gently, each scan detects the landmarks in range (some missed, some
+// false detections added), and the odometry drifts. Every detection
+// carries its true identity: the landmark's index, or "spurious-N" for a
+// false one (never seen twice).
+func Simulate(c SimConfig) (*Log, error) {
+	c.defaults()
+	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) {
+		return nil, fmt.Errorf("simulate: %+v: durations, rates and distances must be positive", c)
+	}
+	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
+	turn := func(t float64) float64 { return 0.15 * math.Sin(2*math.Pi*t/40) }
+	// The true path, at the odometry rate.
+	dt := 1 / c.OdometryRate
+	var truth []Pose
+	var times []float64
+	p := Pose{}
+	for t := 0.0; t <= c.Duration+1e-9; t += dt {
+		truth, times = append(truth, p), append(times, t)
+		p = Unicycle{}.Step(p, c.Speed, turn(t), dt)
+	}
+	marks := scatter(rng, truth, c.Spacing, c.Range)
+	l := &Log{DetectionsFile: "simulated"}
+	every := max(1, int(math.Round(c.OdometryRate/c.Rate))) // odometry steps a scan
+	for k, t := range times {
+		l.Odometry = append(l.Odometry, Reading{T: t, U1: c.Speed * (1 + c.SpeedNoise*rng.NormFloat64()), U2: turn(t) + c.TurnNoise*rng.NormFloat64()})
+		if k%every != 0 {
+			continue
+		}
+		l.Detections = append(l.Detections, scan(rng, &c, t, truth[k], marks, len(l.Detections))...)
+	}
+	return l, nil
+}
+
+// scatter places landmarks about spacing apart (a jittered grid) over the
+// path's reach.
+func scatter(rng *rand.Rand, path []Pose, spacing, reach float64) [][2]float64 {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range path {
+		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+	}
+	var out [][2]float64
+	for x := x0 - reach; x <= x1+reach; x += spacing {
+		for y := y0 - reach; y <= y1+reach; y += spacing {
+			out = append(out, [2]float64{x + (rng.Float64()-0.5)*0.8*spacing, y + (rng.Float64()-0.5)*0.8*spacing})
+		}
+	}
+	return out
+}
+
+// scan is one scan from pose p: the landmarks in range, noisy, some
+// missed, and false detections.
+func scan(rng *rand.Rand, c *SimConfig, t float64, p Pose, marks [][2]float64, seen int) []Detection {
+	var out []Detection
+	for i, m := range marks {
+		x, y := p.Inverse(m[0], m[1])
+		r := math.Hypot(x, y)
+		if r > c.Range || rng.Float64() < c.Miss {
+			continue
+		}
+		out = append(out, Detection{T: t, Range: r + c.RangeNoise*rng.NormFloat64(), Bearing: math.Atan2(y, x) + c.BearingNoise*rng.NormFloat64(), Truth: fmt.Sprint(i)})
+	}
+	for n := poisson(rng, c.Spurious); n > 0; n-- {
+		out = append(out, Detection{T: t, Range: rng.Float64() * c.Range, Bearing: (rng.Float64() - 0.5) * 2 * math.Pi, Truth: fmt.Sprintf("spurious-%d", seen+len(out))})
+	}
+	return out
+}
+
+// poisson draws from a Poisson distribution of mean lambda (Knuth's
+// method, fine for the small means here).
+func poisson(rng *rand.Rand, lambda float64) int {
+	limit, p, n := math.Exp(-lambda), rng.Float64(), 0
+	for p > limit {
+		p *= rng.Float64()
+		n++
+	}
+	return n
+}
