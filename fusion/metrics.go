@@ -49,27 +49,52 @@ func Score(s *localmap.Set, r *Result, dnDistance float64) Scores {
 // definiteNegatives counts the pairs of each cluster's observations
 // farther apart than d in the odometry frame (DN), and the others (PP).
 func definiteNegatives(s *localmap.Set, r *Result, d float64) (dn, pp int64) {
-	type pos struct{ x, y float64 }
-	var at []pos
-	for k, m := range s.Maps {
-		for _, l := range m.Landmarks {
-			x, y := world(s, k, l)
-			at = append(at, pos{x, y})
+	at := Positions(s)
+	eachPair(r, func(a, b int) {
+		if math.Hypot(at[a][0]-at[b][0], at[a][1]-at[b][1]) > d {
+			dn++
+		} else {
+			pp++
 		}
-	}
+	})
+	return dn, pp
+}
+
+// Negatives returns up to limit definite-negative pairs of r (in cluster
+// order) as their two positions in the odometry frame, for drawing.
+func Negatives(s *localmap.Set, r *Result, d float64, limit int) [][2][2]float64 {
+	at := Positions(s)
+	var out [][2][2]float64
+	eachPair(r, func(a, b int) {
+		if len(out) < limit && math.Hypot(at[a][0]-at[b][0], at[a][1]-at[b][1]) > d {
+			out = append(out, [2][2]float64{at[a], at[b]})
+		}
+	})
+	return out
+}
+
+// eachPair calls fn with every two observations of one cluster.
+func eachPair(r *Result, fn func(a, b int)) {
 	for _, members := range clusterMembers(r.Cluster, r.Clusters) {
-		for a := range members {
-			for b := a + 1; b < len(members); b++ {
-				p, q := at[members[a]], at[members[b]]
-				if math.Hypot(p.x-q.x, p.y-q.y) > d {
-					dn++
-				} else {
-					pp++
-				}
+		for x := range members {
+			for y := x + 1; y < len(members); y++ {
+				fn(members[x], members[y])
 			}
 		}
 	}
-	return dn, pp
+}
+
+// Positions returns every observation (landmarks numbered map by map) in
+// the odometry frame (each map's own frame without poses).
+func Positions(s *localmap.Set) [][2]float64 {
+	var at [][2]float64
+	for k, m := range s.Maps {
+		for _, l := range m.Landmarks {
+			x, y := world(s, k, l)
+			at = append(at, [2]float64{x, y})
+		}
+	}
+	return at
 }
 
 // truthLabels numbers the landmarks' true identities (by first

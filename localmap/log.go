@@ -226,6 +226,9 @@ type LogOptions struct {
 	// SkipEmpty skips windows without a detection; by default one is an
 	// error.
 	SkipEmpty bool
+	// Start and Duration (seconds from the first detection) keep a part
+	// of the run; Duration 0 keeps the rest of it.
+	Start, Duration float64
 }
 
 func (o *LogOptions) defaults(l *Log) {
@@ -286,6 +289,9 @@ func (o LogOptions) Check() error {
 	if err := o.Motion.Check(); err != nil {
 		return err
 	}
+	if o.Start < 0 || o.Duration < 0 || !finite(o.Start, o.Duration) {
+		return fmt.Errorf("start %v s, duration %v s: want 0 or more", o.Start, o.Duration)
+	}
 	if o.Window < 0 || !finite(o.Window) || o.MergeRadius < 0 || !finite(o.MergeRadius, o.BearingAhead) {
 		return fmt.Errorf("window %v s, merge radius %v m: want positive numbers", o.Window, o.MergeRadius)
 	}
@@ -305,10 +311,14 @@ func FromLog(l *Log, o LogOptions) (*Set, error) {
 		return nil, err
 	}
 	dr := &deadReckoning{odo: l.Odometry, motion: o.Motion}
-	t0 := l.Detections[0].T
+	dets := o.span(l.Detections)
+	if len(dets) == 0 {
+		return nil, fmt.Errorf("%s: no detection from %v s to %v s after the first", l.DetectionsFile, o.Start, o.Start+o.Duration)
+	}
+	t0 := dets[0].T
 	s := &Set{}
 	var cur *window
-	for _, d := range l.Detections {
+	for _, d := range dets {
 		k := int(math.Floor((d.T - t0) / o.Window))
 		for cur == nil || k > cur.index {
 			next := 0
@@ -332,6 +342,25 @@ func FromLog(l *Log, o LogOptions) (*Set, error) {
 	}
 	s.Trajectory, s.MergeRadius = dr.path, o.MergeRadius
 	return s, nil
+}
+
+// span returns the detections from o.Start for o.Duration seconds after
+// the first one (all of them by default).
+func (o LogOptions) span(ds []Detection) []Detection {
+	if o.Start == 0 && o.Duration == 0 {
+		return ds
+	}
+	from, to := ds[0].T+o.Start, math.Inf(1)
+	if o.Duration > 0 {
+		to = from + o.Duration
+	}
+	var out []Detection
+	for _, d := range ds {
+		if d.T >= from && d.T < to {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // window is one local map being built.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/compare"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/fusion"
 	"github.com/clearmatch/clearmatch/localmap"
@@ -76,6 +77,8 @@ func (o *fuseOptions) addFlags(fs *flagSet) {
 		fs.StringVar(&o.columns, "columns", "time,range,bearing", "the detections file's columns: time, range, bearing, truth, - (ignored)")
 		fs.Float64Var(&o.log.MergeRadius, "merge-radius", 0, "sightings within this many metres in one window are one landmark (0: from the log)")
 		fs.BoolVar(&o.skipEmpty, "skip-empty", false, "skip windows without a detection instead of stopping")
+		fs.Float64Var(&o.log.Start, "start", 0, "use the run from this many seconds after its first detection")
+		fs.Float64Var(&o.log.Duration, "duration", 0, "use this many seconds of the run (0: the rest)")
 	})
 	fs.group("Association", func(fs *flag.FlagSet) {
 		fs.Float64Var(&o.assoc.Tolerance, "tolerance", 0, "metres within which a pairing must fit its map pair's rigid motion (0: a quarter of the landmarks' median spacing, at most 1)")
@@ -99,6 +102,8 @@ func (o *fuseOptions) check(inputs []string) error {
 		return usagef("-window %v: want a positive number of seconds", o.log.Window)
 	case o.assoc.Tolerance < 0 || !finite(o.assoc.Tolerance) || o.assoc.MinMatches < 3 || !(o.assoc.MinShare >= 0 && o.assoc.MinShare <= 1):
 		return usagef("-tolerance %v, -min-matches %d, -min-share %v: want a tolerance ≥ 0, at least 3 matches, a share in [0, 1]", o.assoc.Tolerance, o.assoc.MinMatches, o.assoc.MinShare)
+	case o.log.Start < 0 || o.log.Duration < 0 || !finite(o.log.Start) || !finite(o.log.Duration):
+		return usagef("-start %v, -duration %v: want 0 or more seconds", o.log.Start, o.log.Duration)
 	case o.log.MergeRadius < 0 || !finite(o.log.MergeRadius) || !finite(o.log.BearingAhead):
 		return usagef("-merge-radius %v: want 0 or more metres", o.log.MergeRadius)
 	}
@@ -260,18 +265,45 @@ func (o *fuseOptions) runMethods(ctx context.Context, s *localmap.Set, p *clear.
 			return nil, fmt.Errorf("%s: %s", m, r.Skipped)
 		}
 		if k == 0 {
-			if err := writeFused(files, s, r); err != nil {
+			if err := writeFused(files, s, r, o.dnDistance); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if s.Poses != nil {
+		if err := addFrequencyFigure(files, recs, s); err != nil {
+			return nil, err
 		}
 	}
 	return recs, nil
 }
 
+// addFrequencyFigure draws P̄ against frequency for the methods that ran.
+func addFrequencyFigure(files map[string][]byte, recs []fuseRecord, s *localmap.Set) error {
+	var rows []compare.FusionRow
+	for _, r := range recs {
+		if r.Skipped == "" && r.PBar != nil {
+			rows = append(rows, compare.FusionRow{Method: r.Method, PBar: *r.PBar, Seconds: r.Seconds})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	f, err := compare.FusionFrequencyFigure("pbar-frequency", fmt.Sprintf("%d maps, %d landmarks", len(s.Maps), s.Landmarks()), rows)
+	if err != nil {
+		return err
+	}
+	addFigures(files, []compare.Figure{f})
+	return nil
+}
+
 // writeFused adds the first method's association, fused landmarks and,
 // with poses, its g2o file to files.
-func writeFused(files map[string][]byte, s *localmap.Set, r *fusion.Result) error {
+func writeFused(files map[string][]byte, s *localmap.Set, r *fusion.Result, dnDistance float64) error {
 	fused := fusion.Fuse(s, r)
+	if err := addMapFigure(files, s, r, fused, dnDistance); err != nil {
+		return err
+	}
 	var a, l, g bytes.Buffer
 	if err := fusion.WriteAssignment(&a, s, r); err != nil {
 		return err
@@ -329,4 +361,27 @@ func printFuseTable(w io.Writer, recs []fuseRecord) {
 		fmt.Fprintf(w, "%-12s %8d %8s %10s %9s %9s %7s %7s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
 			num(r.PBar, "%.4f"), num(r.Precision, "%.4f"), num(r.Recall, "%.3f"), num(r.F1, "%.3f"), r.Seconds)
 	}
+}
+
+// addMapFigure draws the fused map as the paper's Fig. "slam": the
+// trajectory, the observations, the fused landmarks and, with poses, the
+// definite negatives in red (at most 20000).
+func addMapFigure(files map[string][]byte, s *localmap.Set, r *fusion.Result, fused []fusion.Landmark, dnDistance float64) error {
+	m := compare.FusionMap{Title: fmt.Sprintf("%s: %d fused landmarks from %d maps", r.Method, len(fused), len(s.Maps)), Observations: fusion.Positions(s)}
+	for _, p := range s.Trajectory {
+		m.Trajectory = append(m.Trajectory, [2]float64{p.X, p.Y})
+	}
+	for _, l := range fused {
+		m.Fused = append(m.Fused, [2]float64{l.X, l.Y})
+	}
+	if s.Poses != nil {
+		m.Negatives = fusion.Negatives(s, r, dnDistance, 20000)
+		m.Title += "; definite negatives in red"
+	}
+	f, err := compare.FusionMapFigure("fused-map", m)
+	if err != nil {
+		return err
+	}
+	addFigures(files, []compare.Figure{f})
+	return nil
 }

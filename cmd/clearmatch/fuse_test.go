@@ -69,7 +69,7 @@ func TestFuse(t *testing.T) {
 		if p, _ := r["precision"].(float64); p < 0.99 || r["dn"] == nil {
 			t.Errorf("%s: %v\n%s", name, r, stdout)
 		}
-		for _, f := range []string{"assignment.csv", "landmarks.csv", "map.g2o"} {
+		for _, f := range []string{"assignment.csv", "landmarks.csv", "map.g2o", "fused-map.png", "fused-map.svg", "pbar-frequency.png"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
