@@ -33,8 +33,16 @@ func (al *alignment) apply(p geom.Point) geom.Point {
 func align(a, b *mapIndex, tol float64) alignment {
 	var best alignment
 	bestCount := 0
+	all := min(len(a.pts), len(b.pts)) // no motion can explain more
 	for _, ta := range a.tris {
-		for _, ib := range b.sameShape(ta, tol) {
+		if bestCount >= all {
+			break
+		}
+		cands := b.sameShape(ta, tol)
+		if len(cands) > maxShapeMatches {
+			continue // a shape this common in b tells little
+		}
+		for _, ib := range cands {
 			tb := b.tris[ib]
 			var h alignment
 			h.theta, h.t = fitRigid(a.pts, b.pts, [][2]int{{ta.v[0], tb.v[0]}, {ta.v[1], tb.v[1]}, {ta.v[2], tb.v[2]}})
@@ -54,6 +62,11 @@ func align(a, b *mapIndex, tol float64) alignment {
 	best.overlap = countFits(a, b, &best, max(tol, 2*a.spacing), 0)
 	return best
 }
+
+// maxShapeMatches is the most triangles of b a triangle of a may match
+// and still propose motions: in a regular layout one shape recurs all
+// over a map, and its many matches are mostly chance.
+const maxShapeMatches = 8
 
 // sameShape returns b's triangles whose sides are each within tol of t's,
 // ascending (a mirror image proposes a motion that explains little).

@@ -26,6 +26,10 @@ type SimConfig struct {
 	// SpeedNoise (relative, 0.02) and TurnNoise (rad/s, 0.01) are the
 	// odometry's: it drifts.
 	SpeedNoise, TurnNoise float64
+	// Radius, when positive, makes the path circle (metres), so that the
+	// run comes back to the landmarks it saw: a robot in an arena.
+	// Otherwise the path winds gently onwards, as the paper's flight.
+	Radius float64
 }
 
 func (c *SimConfig) defaults() {
@@ -56,11 +60,14 @@ func (c *SimConfig) defaults() {
 // false one (never seen twice).
 func Simulate(c SimConfig) (*Log, error) {
 	c.defaults()
-	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) {
+	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) || c.Radius < 0 {
 		return nil, fmt.Errorf("simulate: %+v: durations, rates and distances must be positive", c)
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 	turn := func(t float64) float64 { return 0.15 * math.Sin(2*math.Pi*t/40) }
+	if c.Radius > 0 {
+		turn = func(t float64) float64 { return c.Speed/c.Radius + 0.05*math.Sin(2*math.Pi*t/40) }
+	}
 	// The true path, at the odometry rate.
 	dt := 1 / c.OdometryRate
 	var truth []Pose
@@ -109,7 +116,7 @@ func scan(rng *rand.Rand, c *SimConfig, t float64, p Pose, marks [][2]float64, s
 		if r > c.Range || rng.Float64() < c.Miss {
 			continue
 		}
-		out = append(out, Detection{T: t, Range: r + c.RangeNoise*rng.NormFloat64(), Bearing: math.Atan2(y, x) + c.BearingNoise*rng.NormFloat64(), Truth: fmt.Sprint(i)})
+		out = append(out, Detection{T: t, Range: math.Abs(r + c.RangeNoise*rng.NormFloat64()), Bearing: math.Atan2(y, x) + c.BearingNoise*rng.NormFloat64(), Truth: fmt.Sprint(i)})
 	}
 	for n := poisson(rng, c.Spurious); n > 0; n-- {
 		out = append(out, Detection{T: t, Range: rng.Float64() * c.Range, Bearing: (rng.Float64() - 0.5) * 2 * math.Pi, Truth: fmt.Sprintf("spurious-%d", seen+len(out))})

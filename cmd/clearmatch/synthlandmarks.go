@@ -33,6 +33,7 @@ func runSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 	fs.Float64Var(&c.Range, "range", 12, "the sensor's reach, m")
 	fs.Float64Var(&c.Miss, "miss", 0.1, "probability that a landmark in range is missed")
 	fs.Float64Var(&c.Spurious, "spurious", 0.3, "mean number of false detections a scan")
+	fs.Float64Var(&c.Radius, "radius", 0, "circle with this radius (m), coming back to the same landmarks, as a robot in an arena (0: wind onwards, as the paper's flight)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
