@@ -32,7 +32,7 @@ or a robot log folder (odometry and range-bearing detections, cut into
   report.json    one record per method: dn, pp, pbar (with poses), precision,
                  recall, f1 (with truth), seconds, clusters, fused_landmarks
   assignment.csv map,landmark,cluster for the first method
-  landmarks.csv  the fused landmarks in the odometry frame
+  landmarks.csv, landmarks.json  the fused landmarks in the odometry frame
   map.g2o        frames, fused landmarks, odometry and observation edges
                  for g2o or GTSAM (with poses)
   maps.csv, poses.csv  the local maps and poses built from a log
@@ -194,7 +194,7 @@ func runFuse(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	printFuseTable(stdout, recs)
-	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv%s)\n", o.out, map[bool]string{true: ", map.g2o", false: ""}[s.Poses != nil])
+	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv and .json, fused-map.png%s)\n", o.out, map[bool]string{true: ", map.g2o", false: ""}[s.Poses != nil])
 	return nil
 }
 
@@ -311,7 +311,11 @@ func writeFused(files map[string][]byte, s *localmap.Set, r *fusion.Result, dnDi
 	if err := fusion.WriteLandmarks(&l, s, fused); err != nil {
 		return err
 	}
-	files["assignment.csv"], files["landmarks.csv"] = a.Bytes(), l.Bytes()
+	var j bytes.Buffer
+	if err := export.WriteJSON(&j, fused); err != nil {
+		return err
+	}
+	files["assignment.csv"], files["landmarks.csv"], files["landmarks.json"] = a.Bytes(), l.Bytes(), j.Bytes()
 	if s.Poses != nil {
 		if err := fusion.WriteG2O(&g, s, r, fused, fusion.DefaultG2OInformation); err != nil {
 			return err

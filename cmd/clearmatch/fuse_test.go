@@ -60,6 +60,14 @@ func TestFuse(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &recs) != nil || len(recs) == 0 {
 			t.Fatalf("%s: report.json %q: %v", name, b, err)
 		}
+		schema := readJSON(t, filepath.Join("..", "..", "docs", "schema", "fuse-report.schema.json")).(map[string]any)
+		var doc any
+		json.Unmarshal(b, &doc)
+		var errs []string
+		validate(schema, schema, doc, name+"/report.json", &errs)
+		for _, e := range errs {
+			t.Error(e)
+		}
 		r := recs[0]
 		for _, k := range []string{"method", "dn", "pp", "pbar", "precision", "recall", "f1", "seconds", "clusters", "fused_landmarks"} {
 			if _, ok := r[k]; !ok {
@@ -69,7 +77,7 @@ func TestFuse(t *testing.T) {
 		if p, _ := r["precision"].(float64); p < 0.99 || r["dn"] == nil {
 			t.Errorf("%s: %v\n%s", name, r, stdout)
 		}
-		for _, f := range []string{"assignment.csv", "landmarks.csv", "map.g2o", "fused-map.png", "fused-map.svg", "pbar-frequency.png"} {
+		for _, f := range []string{"assignment.csv", "landmarks.csv", "map.g2o", "fused-map.png", "fused-map.svg", "pbar-frequency.png", "landmarks.json"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
