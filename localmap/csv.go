@@ -139,7 +139,7 @@ func readTable(path string, r io.Reader, required, optional []string) ([]row, ma
 		cols[c] = -1
 	}
 	for i, h := range head {
-		h = strings.ToLower(strings.TrimSpace(h))
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))) // a spreadsheet's byte-order mark
 		if _, ok := cols[h]; ok && cols[h] < 0 {
 			cols[h] = i
 		}

@@ -173,7 +173,7 @@ func readLines(path string, minFields int, fn func(line int, f []string) error) 
 	n, data := 0, 0
 	for sc.Scan() {
 		n++
-		text := strings.TrimSpace(sc.Text())
+		text := strings.TrimSpace(strings.TrimPrefix(sc.Text(), "\ufeff"))
 		if text == "" || text[0] == '#' {
 			continue
 		}

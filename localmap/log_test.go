@@ -2,6 +2,7 @@ package localmap
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -63,5 +64,16 @@ func TestSimulatedMaps(t *testing.T) {
 	}
 	if !s.HasTruth() {
 		t.Error("simulated maps lack their truth")
+	}
+}
+
+// TestReadCSVByteOrderMark: a CSV saved by a spreadsheet, with a UTF-8
+// byte-order mark before its header, reads.
+func TestReadCSVByteOrderMark(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "maps.csv")
+	os.WriteFile(p, []byte("\ufeffmap,landmark,x,y\n0,a,1,2\n1,a,1,2\n"), 0o644)
+	s, err := ReadCSV(p)
+	if err != nil || len(s.Maps) != 2 {
+		t.Fatalf("%v, %+v", err, s)
 	}
 }
