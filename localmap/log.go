@@ -178,6 +178,9 @@ func readLines(path string, minFields int, fn func(line int, f []string) error) 
 			continue
 		}
 		fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+		if len(fields) == 0 {
+			return fmt.Errorf("%s:%d: no fields, only separators", path, n)
+		}
 		if data == 0 && !numeric(fields[0]) {
 			continue // a header line
 		}
