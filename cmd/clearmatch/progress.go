@@ -22,7 +22,7 @@ import (
 type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
-	starts map[string]time.Time
+	starts stageClock
 	shown  map[string]bool
 	last   time.Time
 }
@@ -39,7 +39,20 @@ var units = map[string]string{
 var quiet = map[string]bool{pipeline.StageSolve: true, pipeline.StageComplete: true, pipeline.StageCompletePairs: true}
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, starts: map[string]time.Time{}, shown: map[string]bool{}}
+	return &progress{w: w, starts: stageClock{}, shown: map[string]bool{}}
+}
+
+// stageClock remembers when each stage began.
+type stageClock map[string]time.Time
+
+// begun returns when stage began; its first call starts it at now.
+func (c stageClock) begun(stage string, now time.Time) time.Time {
+	start, ok := c[stage]
+	if !ok {
+		start = now
+		c[stage] = now
+	}
+	return start
 }
 
 // Update implements pipeline.Progress.
@@ -52,11 +65,7 @@ func (p *progress) Status(stage string, done, total int, detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	start, ok := p.starts[stage]
-	if !ok {
-		start = now
-		p.starts[stage] = now
-	}
+	start := p.starts.begun(stage, now)
 	if done < total && now.Sub(p.last) < 200*time.Millisecond {
 		return
 	}
@@ -166,12 +175,12 @@ type progressEvent struct {
 type jsonProgress struct {
 	mu     sync.Mutex
 	enc    *json.Encoder
-	starts map[string]time.Time
+	starts stageClock
 	last   map[string]time.Time
 }
 
 func newJSONProgress(w io.Writer) *jsonProgress {
-	return &jsonProgress{enc: json.NewEncoder(w), starts: map[string]time.Time{}, last: map[string]time.Time{}}
+	return &jsonProgress{enc: json.NewEncoder(w), starts: stageClock{}, last: map[string]time.Time{}}
 }
 
 // Update implements pipeline.Progress.
@@ -182,11 +191,7 @@ func (p *jsonProgress) Status(stage string, done, total int, detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	start, ok := p.starts[stage]
-	if !ok {
-		start = now
-		p.starts[stage] = now
-	}
+	start := p.starts.begun(stage, now)
 	if last, ok := p.last[stage]; ok && done < total && now.Sub(last) < 200*time.Millisecond {
 		return
 	}
