@@ -47,15 +47,21 @@ var (
 // lines starting with # and a first line that is not numbers (a header)
 // are skipped. Times must not decrease; errors name the file and line.
 func ReadLog(dir, columns string) (*Log, error) {
+	odo, err := FindFile(dir, OdometryFiles)
+	if err != nil {
+		return nil, err
+	}
+	det, err := FindFile(dir, DetectionsFiles)
+	if err != nil {
+		return nil, err
+	}
+	return ReadLogFiles(odo, det, columns)
+}
+
+// ReadLogFiles reads a robot's log from the two files ReadLog looks for,
+// named: an odometry file and a detections file of the given columns.
+func ReadLogFiles(odo, det, columns string) (*Log, error) {
 	cols, err := detectionColumns(columns)
-	if err != nil {
-		return nil, err
-	}
-	odo, err := findFile(dir, OdometryFiles)
-	if err != nil {
-		return nil, err
-	}
-	det, err := findFile(dir, DetectionsFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -149,8 +155,8 @@ func parseDetection(cols, f []string) (Detection, error) {
 	return d, nil
 }
 
-// findFile returns the first of names that dir holds.
-func findFile(dir string, names []string) (string, error) {
+// FindFile returns the first of names that dir holds.
+func FindFile(dir string, names []string) (string, error) {
 	for _, n := range names {
 		p := filepath.Join(dir, n)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {

@@ -44,6 +44,7 @@ Example:
 // fuseOptions are fuse's flags.
 type fuseOptions struct {
 	out, poses, methods, motion, columns string
+	odometry, detections                 string
 	force, skipEmpty                     bool
 	minCluster, workers                  int
 	seed                                 uint64
@@ -75,6 +76,8 @@ func (o *fuseOptions) addFlags(fs *flagSet) {
 		fs.Float64Var(&o.car.SensorLeft, "sensor-left", o.car.SensorLeft, "ackermann: the sensor's distance left of the rear axle centre, m")
 		fs.Float64Var(&o.log.BearingAhead, "bearing-ahead", 0, "the bearing of straight ahead in the log, rad (Victoria Park's laser: 1.5708)")
 		fs.StringVar(&o.columns, "columns", "time,range,bearing", "the detections file's columns: time, range, bearing, truth, - (ignored)")
+		fs.StringVar(&o.odometry, "odometry", "", "the odometry file, when the log folder's is not named odometry.csv, .txt, .dat or inputs.dat")
+		fs.StringVar(&o.detections, "detections", "", "the detections file, when the log folder's is not named detections.csv, .txt, .dat or measurements.dat")
 		fs.Float64Var(&o.log.MergeRadius, "merge-radius", 0, "sightings within this many metres in one window are one landmark (0: from the log)")
 		fs.BoolVar(&o.skipEmpty, "skip-empty", false, "skip windows without a detection instead of stopping")
 		fs.Float64Var(&o.log.Start, "start", 0, "use the run from this many seconds after its first detection")
@@ -208,7 +211,7 @@ func (o *fuseOptions) readMaps(path string) (*localmap.Set, bool, error) {
 	var s *localmap.Set
 	fromLog := fi.IsDir()
 	if fromLog {
-		l, err := localmap.ReadLog(path, o.columns)
+		l, err := o.readLog(path)
 		if err != nil {
 			return nil, false, err
 		}
@@ -227,6 +230,24 @@ func (o *fuseOptions) readMaps(path string) (*localmap.Set, bool, error) {
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, fromLog, nil
+}
+
+// readLog reads the log folder dir, with the files -odometry and
+// -detections name in place of the ones it looks for.
+func (o *fuseOptions) readLog(dir string) (*localmap.Log, error) {
+	odo, det := o.odometry, o.detections
+	var err error
+	if odo == "" {
+		if odo, err = localmap.FindFile(dir, localmap.OdometryFiles); err != nil {
+			return nil, err
+		}
+	}
+	if det == "" {
+		if det, err = localmap.FindFile(dir, localmap.DetectionsFiles); err != nil {
+			return nil, err
+		}
+	}
+	return localmap.ReadLogFiles(odo, det, o.columns)
 }
 
 // fuseRecord is one method's line of report.json.

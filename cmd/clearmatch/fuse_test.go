@@ -43,9 +43,12 @@ func writeSimulated(t *testing.T, dir string) (logDir, maps, poses string) {
 func TestFuse(t *testing.T) {
 	dir := t.TempDir()
 	logDir, maps, poses := writeSimulated(t, dir)
+	det, _ := os.ReadFile(filepath.Join(logDir, "detections.csv"))
+	os.WriteFile(filepath.Join(dir, "meas.dat"), det, 0o644)
 	for name, args := range map[string][]string{
-		"log":  {"fuse", logDir, "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-log")},
-		"maps": {"fuse", maps, "-poses", poses, "-out", filepath.Join(dir, "out-maps"), "-methods", "clear,baseline"},
+		"log":   {"fuse", logDir, "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-log")},
+		"files": {"fuse", dir, "-odometry", filepath.Join(logDir, "odometry.csv"), "-detections", filepath.Join(dir, "meas.dat"), "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-files")},
+		"maps":  {"fuse", maps, "-poses", poses, "-out", filepath.Join(dir, "out-maps"), "-methods", "clear,baseline"},
 	} {
 		code, stdout, stderr := runCmd(t, "", args...)
 		if code != 0 {
