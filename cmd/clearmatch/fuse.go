@@ -174,8 +174,18 @@ func runFuse(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
 		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
+	placed := s
+	if s.Poses == nil {
+		// Without poses the fused landmarks and map.g2o are placed by the
+		// association's own motions; DN and PP stay unscored.
+		est := *s
+		var groups int
+		est.Poses, groups = fusion.EstimatePoses(s, a)
+		placed = &est
+		fmt.Fprintf(stderr, "poses    none given: each map placed by the association's motions (%s)\n", plural(groups, "group"))
+	}
 	files := map[string][]byte{}
-	recs, err := o.runMethods(ctx, s, p, files, pr)
+	recs, err := o.runMethods(ctx, s, placed, p, files, pr)
 	if err != nil {
 		return err
 	}
@@ -197,7 +207,7 @@ func runFuse(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return err
 	}
 	printFuseTable(stdout, recs)
-	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv and .json, fused-map.png%s)\n", o.out, map[bool]string{true: ", map.g2o", false: ""}[s.Poses != nil])
+	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv and .json, fused-map.png, map.g2o)\n", o.out)
 	return nil
 }
 
@@ -268,7 +278,7 @@ type fuseRecord struct {
 
 // runMethods runs every method, scores it, and writes the first one's
 // association, fused landmarks and g2o file into files.
-func (o *fuseOptions) runMethods(ctx context.Context, s *localmap.Set, p *clear.Problem, files map[string][]byte, pr *progress) ([]fuseRecord, error) {
+func (o *fuseOptions) runMethods(ctx context.Context, s, placed *localmap.Set, p *clear.Problem, files map[string][]byte, pr *progress) ([]fuseRecord, error) {
 	var recs []fuseRecord
 	for k, m := range o.methodList {
 		status := func(done, total int) { pr.Status("fuse", done, total, m) }
@@ -286,7 +296,7 @@ func (o *fuseOptions) runMethods(ctx context.Context, s *localmap.Set, p *clear.
 			return nil, fmt.Errorf("%s: %s", m, r.Skipped)
 		}
 		if k == 0 {
-			if err := writeFused(files, s, r, o.dnDistance); err != nil {
+			if err := writeFused(files, placed, s.Poses != nil, r, o.dnDistance); err != nil {
 				return nil, err
 			}
 		}
@@ -320,9 +330,9 @@ func addFrequencyFigure(files map[string][]byte, recs []fuseRecord, s *localmap.
 
 // writeFused adds the first method's association, fused landmarks and,
 // with poses, its g2o file to files.
-func writeFused(files map[string][]byte, s *localmap.Set, r *fusion.Result, dnDistance float64) error {
+func writeFused(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, dnDistance float64) error {
 	fused := fusion.Fuse(s, r)
-	if err := addMapFigure(files, s, r, fused, dnDistance); err != nil {
+	if err := addMapFigure(files, s, scored, r, fused, dnDistance); err != nil {
 		return err
 	}
 	var a, l, g bytes.Buffer
@@ -391,7 +401,7 @@ func printFuseTable(w io.Writer, recs []fuseRecord) {
 // addMapFigure draws the fused map as the paper's Fig. "slam": the
 // trajectory, the observations, the fused landmarks and, with poses, the
 // definite negatives in red (at most 20000).
-func addMapFigure(files map[string][]byte, s *localmap.Set, r *fusion.Result, fused []fusion.Landmark, dnDistance float64) error {
+func addMapFigure(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, fused []fusion.Landmark, dnDistance float64) error {
 	m := compare.FusionMap{Title: fmt.Sprintf("%s: %d fused landmarks from %d maps", r.Method, len(fused), len(s.Maps)), Observations: fusion.Positions(s)}
 	for _, p := range s.Trajectory {
 		m.Trajectory = append(m.Trajectory, [2]float64{p.X, p.Y})
@@ -399,7 +409,7 @@ func addMapFigure(files map[string][]byte, s *localmap.Set, r *fusion.Result, fu
 	for _, l := range fused {
 		m.Fused = append(m.Fused, [2]float64{l.X, l.Y})
 	}
-	if s.Poses != nil {
+	if scored {
 		m.Negatives = fusion.Negatives(s, r, dnDistance, 20000)
 		m.Title += "; definite negatives in red"
 	}

@@ -137,3 +137,26 @@ func TestFuseBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestFuseWithoutPoses: local maps without poses are placed by the
+// association's own motions (map.g2o and the fused landmarks are
+// written), and DN, PP and P̄ are null: poses from the pairings cannot
+// score them.
+func TestFuseWithoutPoses(t *testing.T) {
+	dir := t.TempDir()
+	_, maps, _ := writeSimulated(t, dir)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCmd(t, "", "fuse", maps, "-out", out)
+	if code != 0 || !strings.Contains(stderr, "placed by the association") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var recs []map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if json.Unmarshal(b, &recs) != nil || recs[0]["dn"] != nil || recs[0]["pbar"] != nil || recs[0]["precision"] == nil {
+		t.Errorf("report %s", b)
+	}
+	g, err := os.ReadFile(filepath.Join(out, "map.g2o"))
+	if err != nil || !strings.Contains(string(g), "EDGE_SE2_XY") {
+		t.Errorf("map.g2o: %v", err)
+	}
+}
