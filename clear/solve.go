@@ -159,243 +159,310 @@ func Solve(p *Problem, opts *Options) (*Result, error) {
 
 // SolveContext is Solve, stopped with ctx's error when ctx is done: it is
 // checked between components and at every step of the iterative
-// eigensolver; a dense decomposition of more than denseWatch observations
-// is abandoned (left to finish in the background) when ctx is done.
+// eigensolver. A dense decomposition cannot be interrupted (gonum's
+// EigenSym), so a cancel during one takes effect when it ends; no
+// goroutine outlives the call.
 func SolveContext(ctx context.Context, p *Problem, opts *Options) (*Result, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
+	thr, err := o.check()
+	if err != nil {
+		return nil, err
+	}
+	s := &solver{ctx: ctx, o: o, thr: thr, p: p, sl: &slabs{}}
+	t0 := time.Now()
+	if err := s.graph(); err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	s.res.Timing.Graph = t1.Sub(t0)
+	if s.l == 0 {
+		return s.res, nil
+	}
+	// Steps 1–2: spectra per component and the universe size.
+	if err := s.spectra(); err != nil {
+		return nil, err
+	}
+	t2 := time.Now()
+	s.res.Timing.Eigen = t2.Sub(t1)
+	// Steps 3–4: embedding and pivots, then the lifting permutations.
+	if err := s.embed(); err != nil {
+		return nil, err
+	}
+	t3 := time.Now()
+	s.res.Timing.Pivots = t3.Sub(t2)
+	s.assign()
+	s.res.Timing.Assign = time.Since(t3)
+	return s.res, nil
+}
+
+// check reports options Solve cannot use and returns the threshold.
+func (o *Options) check() (float64, error) {
 	thr := o.Threshold
 	if thr == 0 {
 		thr = DefaultThreshold
 	}
-	if math.IsNaN(thr) || math.IsInf(thr, 0) || thr < 0 {
-		return nil, fmt.Errorf("clear: threshold %v is not a positive number", o.Threshold)
+	switch {
+	case math.IsNaN(thr) || math.IsInf(thr, 0) || thr < 0:
+		return 0, fmt.Errorf("clear: threshold %v is not a positive number", o.Threshold)
+	case o.UniverseSize < 0:
+		return 0, fmt.Errorf("%w: %d is negative", ErrUniverseSize, o.UniverseSize)
+	case o.Assignment != Greedy && o.Assignment != Hungarian:
+		return 0, fmt.Errorf("clear: unknown assignment method %d", int(o.Assignment))
+	case o.Eigensolver < EigenAuto || o.Eigensolver > EigenIterative:
+		return 0, fmt.Errorf("clear: unknown eigensolver %d", int(o.Eigensolver))
+	case o.MaxComponent < 0:
+		return 0, fmt.Errorf("clear: MaxComponent %d is negative", o.MaxComponent)
 	}
-	if o.UniverseSize < 0 {
-		return nil, fmt.Errorf("%w: %d is negative", ErrUniverseSize, o.UniverseSize)
-	}
-	if o.Assignment != Greedy && o.Assignment != Hungarian {
-		return nil, fmt.Errorf("clear: unknown assignment method %d", int(o.Assignment))
-	}
-	if o.Eigensolver < EigenAuto || o.Eigensolver > EigenIterative {
-		return nil, fmt.Errorf("clear: unknown eigensolver %d", int(o.Eigensolver))
-	}
-	if o.MaxComponent < 0 {
-		return nil, fmt.Errorf("clear: MaxComponent %d is negative", o.MaxComponent)
-	}
+	return thr, nil
+}
 
-	// Step 1: the association graph and its normalized Laplacian.
-	t0 := time.Now()
-	vi, err := p.validate()
-	if err != nil {
-		return nil, err
+// solver is one SolveContext call's state, step by step.
+type solver struct {
+	ctx context.Context
+	o   Options
+	thr float64
+	p   *Problem
+	vi  viewIndex
+	sl  *slabs
+	res *Result
+	// l observations, maxView the largest view's, m the universe size.
+	l, maxView, m int
+	comps         []*component
+	specs         []spectrum
+	counts        []int
+	dims          []int
+	emb           []embedding
+	piv           *pivots
+	// done counts the observations of the components decomposed.
+	done int
+}
+
+// graph builds the association graph (split into components no larger
+// than MaxComponent) and checks the universe size against it.
+func (s *solver) graph() error {
+	var err error
+	if s.vi, err = s.p.validate(); err != nil {
+		return err
 	}
-	g, dropped, err := buildGraph(p, vi)
+	g, dropped, err := buildGraph(s.p, s.vi)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	_, members := g.components()
 	var cut, split int
-	if o.MaxComponent > 0 {
+	if s.o.MaxComponent > 0 {
 		var drop map[[2]int32]bool
-		if drop, split = splitLargeComponents(g, members, o.MaxComponent); split > 0 {
-			q := withoutEdges(p, drop)
-			cut = len(p.Associations) - len(q.Associations)
-			if g, _, err = buildGraph(q, vi); err != nil {
-				return nil, err
+		if drop, split = splitLargeComponents(g, members, s.o.MaxComponent); split > 0 {
+			q := withoutEdges(s.p, drop)
+			cut = len(s.p.Associations) - len(q.Associations)
+			if g, _, err = buildGraph(q, s.vi); err != nil {
+				return err
 			}
 			_, members = g.components()
 		}
 	}
-	l := g.n
-	maxView := 0
-	for _, n := range p.ViewSizes {
-		maxView = max(maxView, n)
+	s.l = g.n
+	for _, n := range s.p.ViewSizes {
+		s.maxView = max(s.maxView, n)
 	}
-	m := o.UniverseSize
-	if m > l {
-		return nil, fmt.Errorf("%w: %d exceeds the %d observations", ErrUniverseSize, m, l)
+	s.m = s.o.UniverseSize
+	if s.m > s.l {
+		return fmt.Errorf("%w: %d exceeds the %d observations", ErrUniverseSize, s.m, s.l)
 	}
-	if m > 0 && m < maxView {
-		return nil, fmt.Errorf("%w: %d is smaller than the largest view (%d observations), so distinctness cannot hold", ErrUniverseSize, m, maxView)
+	if s.m > 0 && s.m < s.maxView {
+		return fmt.Errorf("%w: %d is smaller than the largest view (%d observations), so distinctness cannot hold", ErrUniverseSize, s.m, s.maxView)
 	}
-	comps := make([]*component, len(members))
-	local := make([]int32, l)
-	invSqrtC := make([]float64, l)
+	s.comps = make([]*component, len(members))
+	local := make([]int32, s.l)
+	invSqrtC := make([]float64, s.l)
 	for i, d := range g.deg {
 		invSqrtC[i] = 1 / math.Sqrt(d+1)
 	}
-	sl := &slabs{}
-	res := &Result{Item: make([]int, l), Components: len(members), Dropped: dropped, SplitComponents: split, CutAssociations: cut}
+	s.res = &Result{Item: make([]int, s.l), Components: len(members), Dropped: dropped, SplitComponents: split, CutAssociations: cut}
 	for c, vs := range members {
-		comps[c] = newComponent(g, vs, local, invSqrtC, sl)
-		res.LargestComponent = max(res.LargestComponent, len(vs))
+		s.comps[c] = newComponent(g, vs, local, invSqrtC, s.sl)
+		s.res.LargestComponent = max(s.res.LargestComponent, len(vs))
 	}
-	t1 := time.Now()
-	res.Timing.Graph = t1.Sub(t0)
-	if l == 0 {
-		return res, nil
-	}
+	return nil
+}
 
-	// Steps 1–2: spectra per component and the universe size.
-	floor := 1 - thr - 1e-6 // gather eigenvalues of L_nrm a little above the threshold too
-	specs := make([]spectrum, len(comps))
-	iterative := func(c *component) bool {
-		switch o.Eigensolver {
-		case EigenDense:
-			return false
-		case EigenIterative:
-			return c.size() > 2
-		}
-		return c.size() > DenseMax
+// iterative reports whether component c is decomposed by Lanczos.
+func (s *solver) iterative(c *component) bool {
+	switch s.o.Eigensolver {
+	case EigenDense:
+		return false
+	case EigenIterative:
+		return c.size() > 2
 	}
-	dense := func(c *component) (spectrum, error) {
-		if c.size() <= denseWatch {
-			return denseSpectrum(c, sl), nil
-		}
-		// Large and cubic (a fallback, or EigenDense): gonum's EigenSym
-		// cannot be interrupted, so a cancel takes effect when it ends;
-		// running it aside would leave it burning a core after return.
-		if err := ctx.Err(); err != nil {
-			return spectrum{}, err
-		}
-		s := denseSpectrum(c, nil)
-		return s, ctx.Err()
+	return c.size() > DenseMax
+}
+
+// dense decomposes c fully.
+func (s *solver) dense(c *component) (spectrum, error) {
+	if c.size() <= denseWatch {
+		return denseSpectrum(c, s.sl), nil
 	}
-	done := 0 // observations of the components decomposed
-	decompose := func(ci int, nmin int) error {
-		c := comps[ci]
-		if !iterative(c) {
-			var err error
-			specs[ci], err = dense(c)
-			return err
-		}
-		c.done = ctx.Done()
-		if (o.Progress != nil || o.Status != nil) && done < l {
-			// Not in the second pass (done == l): Progress(l, l) means
-			// finished, and a printer ends its line on it.
-			steps := 0
-			c.beat = func() {
-				steps++
-				if o.Progress != nil {
-					o.Progress(done, l)
-				}
-				if o.Status != nil {
-					o.Status(SolveStatus{Done: done, Total: l, Component: ci + 1, Components: len(comps), Size: c.size(), Steps: steps})
-				}
-			}
-		}
-		th, vs, ok := func() ([]float64, [][]float64, bool) {
-			t := newTeam(c)
-			defer t.close() // the helpers spin until closed
-			return topEigen(c, t, floor, nmin, o.Seed)
-		}()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !ok {
-			res.DenseFallbacks++
-			var err error
-			specs[ci], err = dense(c)
-			return err
-		}
-		specs[ci] = spectrumFromTop(th, vs, c.size())
-		return nil
+	// Large and cubic (a fallback, or EigenDense): gonum's EigenSym
+	// cannot be interrupted, so a cancel takes effect when it ends;
+	// running it aside would leave it burning a core after return.
+	if err := s.ctx.Err(); err != nil {
+		return spectrum{}, err
 	}
-	counts := make([]int, len(comps))
+	sp := denseSpectrum(c, nil)
+	return sp, s.ctx.Err()
+}
+
+// decompose finds component ci's eigenpairs of L_nrm below the threshold
+// (at least nmin of them), iteratively where it can, densely otherwise
+// or when Lanczos fails.
+func (s *solver) decompose(ci int, nmin int) error {
+	c := s.comps[ci]
+	if !s.iterative(c) {
+		var err error
+		s.specs[ci], err = s.dense(c)
+		return err
+	}
+	c.done = s.ctx.Done()
+	if (s.o.Progress != nil || s.o.Status != nil) && s.done < s.l {
+		// Not in the second pass (done == l): Progress(l, l) means
+		// finished, and a printer ends its line on it.
+		c.beat = s.beat(ci)
+	}
+	th, vs, ok := func() ([]float64, [][]float64, bool) {
+		t := newTeam(c)
+		defer t.close()                                     // the helpers spin until closed
+		return topEigen(c, t, 1-s.thr-1e-6, nmin, s.o.Seed) // a little above the threshold too
+	}()
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if !ok {
+		s.res.DenseFallbacks++
+		var err error
+		s.specs[ci], err = s.dense(c)
+		return err
+	}
+	s.specs[ci] = spectrumFromTop(th, vs, c.size())
+	return nil
+}
+
+// beat reports a Lanczos step of component ci.
+func (s *solver) beat(ci int) func() {
+	steps := 0
+	return func() {
+		steps++
+		if s.o.Progress != nil {
+			s.o.Progress(s.done, s.l)
+		}
+		if s.o.Status != nil {
+			s.o.Status(SolveStatus{Done: s.done, Total: s.l, Component: ci + 1, Components: len(s.comps), Size: s.comps[ci].size(), Steps: steps})
+		}
+	}
+}
+
+// spectra decomposes every component, counts the eigenvalues below the
+// threshold, sets the universe size, and decomposes further where the
+// universe needs more eigenvectors than the counts.
+func (s *solver) spectra() error {
+	s.specs = make([]spectrum, len(s.comps))
+	s.counts = make([]int, len(s.comps))
 	below := 0
-	for ci, c := range comps {
-		if iterative(c) {
-			res.IterativeComponents++
+	for ci, c := range s.comps {
+		if s.iterative(c) {
+			s.res.IterativeComponents++
 		}
-		if err := decompose(ci, 0); err != nil {
-			return nil, err
+		if err := s.decompose(ci, 0); err != nil {
+			return err
 		}
-		counts[ci] = specs[ci].count(thr)
-		below += counts[ci]
-		if done += c.size(); c.size() > 1 || ci == len(comps)-1 {
-			if o.Progress != nil {
-				o.Progress(done, l)
-			}
-			if o.Status != nil {
-				// The next component is under way now (the last, when done).
-				next := min(ci+1, len(comps)-1)
-				o.Status(SolveStatus{Done: done, Total: l, Component: next + 1, Components: len(comps), Size: comps[next].size()})
-			}
+		s.counts[ci] = s.specs[ci].count(s.thr)
+		below += s.counts[ci]
+		if s.done += c.size(); c.size() > 1 || ci == len(s.comps)-1 {
+			s.report(ci)
 		}
 	}
-	res.BelowThreshold = below
-	if m == 0 {
-		m = max(below, maxView)
+	s.res.BelowThreshold = below
+	if s.m == 0 {
+		s.m = max(below, s.maxView)
 	}
-	res.UniverseSize = m
-	if m > below {
+	s.res.UniverseSize = s.m
+	if s.m > below {
 		// The universe is larger than the count: the extra eigenvectors come
 		// from the next eigenvalues of all components, so each component
 		// needs at most m − below more than its count.
-		extra := m - below
-		for ci, c := range comps {
-			need := min(c.size(), counts[ci]+extra)
-			if !specs[ci].complete && len(specs[ci].values) < need {
-				if err := decompose(ci, need); err != nil {
-					return nil, err
+		extra := s.m - below
+		for ci, c := range s.comps {
+			need := min(c.size(), s.counts[ci]+extra)
+			if !s.specs[ci].complete && len(s.specs[ci].values) < need {
+				if err := s.decompose(ci, need); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	dims := selectEigenvectors(specs, counts, m, thr)
-	t2 := time.Now()
-	res.Timing.Eigen = t2.Sub(t1)
+	s.dims = selectEigenvectors(s.specs, s.counts, s.m, s.thr)
+	return nil
+}
 
-	// Steps 3–4: embedding, pivots.
-	emb := make([]embedding, len(comps))
-	for ci, c := range comps {
-		emb[ci] = newEmbedding(c, &specs[ci], dims[ci], sl)
+// report tells Progress and Status that component ci is decomposed.
+func (s *solver) report(ci int) {
+	if s.o.Progress != nil {
+		s.o.Progress(s.done, s.l)
 	}
-	piv, err := selectPivots(emb, m)
-	if err != nil {
-		return nil, err
+	if s.o.Status != nil {
+		// The next component is under way now (the last, when done).
+		next := min(ci+1, len(s.comps)-1)
+		s.o.Status(SolveStatus{Done: s.done, Total: s.l, Component: next + 1, Components: len(s.comps), Size: s.comps[next].size()})
 	}
-	t3 := time.Now()
-	res.Timing.Pivots = t3.Sub(t2)
+}
 
-	// Step 4: lifting permutations, view by view.
-	compOf := make([]int, l)
-	localOf := make([]int, l)
-	for ci, c := range comps {
+// embed builds each component's embedding and selects the pivots.
+func (s *solver) embed() error {
+	s.emb = make([]embedding, len(s.comps))
+	for ci, c := range s.comps {
+		s.emb[ci] = newEmbedding(c, &s.specs[ci], s.dims[ci], s.sl)
+	}
+	var err error
+	s.piv, err = selectPivots(s.emb, s.m)
+	return err
+}
+
+// assign computes the lifting permutations view by view and numbers the
+// items by first appearance.
+func (s *solver) assign() {
+	compOf := make([]int, s.l)
+	localOf := make([]int, s.l)
+	for ci, c := range s.comps {
 		for li, v := range c.verts {
 			compOf[v], localOf[v] = ci, li
 		}
 	}
-	a := newAssigner(emb, piv, compOf, localOf, m)
-	col := make([]int, l)
-	for v := range p.ViewSizes {
-		rows := make([]int, 0, vi.offsets[v+1]-vi.offsets[v])
-		for i := vi.offsets[v]; i < vi.offsets[v+1]; i++ {
+	a := newAssigner(s.emb, s.piv, compOf, localOf, s.m)
+	col := make([]int, s.l)
+	for v := range s.p.ViewSizes {
+		rows := make([]int, 0, s.vi.offsets[v+1]-s.vi.offsets[v])
+		for i := s.vi.offsets[v]; i < s.vi.offsets[v+1]; i++ {
 			rows = append(rows, i)
 		}
-		if o.Assignment == Hungarian {
+		if s.o.Assignment == Hungarian {
 			a.hungarian(rows, col)
 		} else {
 			a.greedy(rows, col)
 		}
 	}
-	// Number the items by first appearance.
-	renum := make([]int, m)
+	renum := make([]int, s.m)
 	for i := range renum {
 		renum[i] = -1
 	}
 	for i, c := range col {
 		if renum[c] < 0 {
-			renum[c] = res.Items
-			res.Items++
+			renum[c] = s.res.Items
+			s.res.Items++
 		}
-		res.Item[i] = renum[c]
+		s.res.Item[i] = renum[c]
 	}
-	res.Timing.Assign = time.Since(t3)
-	return res, nil
 }
 
 // spectrumFromTop converts the largest eigenpairs of P_nrm into the smallest
