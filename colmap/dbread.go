@@ -31,50 +31,70 @@ type Matches struct {
 // not one, or holds keypoints or matches that do not fit their images,
 // is an error naming the file and what is wrong.
 func ReadMatches(path string) (*Matches, error) {
-	fail := func(format string, a ...any) error {
-		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, a...))
-	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
+	r := &dbReader{path: path, cm: &Matches{Pairs: map[[2]int][][2]int{}}, index: map[int64]int{}}
 	if !st.Mode().IsRegular() {
-		return nil, fail("not a file")
+		return nil, r.fail("not a file")
 	}
 	// Read-only, so that a wrong path never leaves an empty database.
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro")
-	if err != nil {
-		return nil, fail("%v", err)
+	if r.db, err = sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?mode=ro"); err != nil {
+		return nil, r.fail("%v", err)
 	}
-	defer db.Close()
-	// each runs query and calls row on every result: a query that fails
-	// means the file is no COLMAP database; a row that does not scan
-	// names the table.
-	each := func(table, query string, row func(scan func(dest ...any) error) error) error {
-		rows, err := db.Query(query)
-		if err != nil {
-			return fail("not a COLMAP database (%v)", err)
+	defer r.db.Close()
+	for _, step := range []func() error{r.images, r.keypoints, r.matches} {
+		if err := step(); err != nil {
+			return nil, err
 		}
-		defer rows.Close()
-		scan := func(dest ...any) error {
-			if err := rows.Scan(dest...); err != nil {
-				return fail("%s: %v", table, err)
-			}
-			return nil
-		}
-		for rows.Next() {
-			if err := row(scan); err != nil {
-				return err
-			}
-		}
-		if err := closeRows(rows); err != nil {
-			return fail("%s: %v", table, err)
+	}
+	return r.cm, nil
+}
+
+// dbReader is one ReadMatches call: the database, what is read so far,
+// and each image_id's index.
+type dbReader struct {
+	path  string
+	db    *sql.DB
+	cm    *Matches
+	index map[int64]int
+}
+
+func (r *dbReader) fail(format string, a ...any) error {
+	return fmt.Errorf("%s: %s", r.path, fmt.Sprintf(format, a...))
+}
+
+// each runs query and calls row on every result: a query that fails means
+// the file is no COLMAP database; a row that does not scan names the
+// table.
+func (r *dbReader) each(table, query string, row func(scan func(dest ...any) error) error) error {
+	rows, err := r.db.Query(query)
+	if err != nil {
+		return r.fail("not a COLMAP database (%v)", err)
+	}
+	defer rows.Close()
+	scan := func(dest ...any) error {
+		if err := rows.Scan(dest...); err != nil {
+			return r.fail("%s: %v", table, err)
 		}
 		return nil
 	}
-	cm := &Matches{Pairs: map[[2]int][][2]int{}}
+	for rows.Next() {
+		if err := row(scan); err != nil {
+			return err
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return r.fail("%s: %v", table, err)
+	}
+	return nil
+}
+
+// images reads the images in image_id order with their cameras' widths.
+func (r *dbReader) images() error {
 	widths := map[int64]int{}
-	if err := each("cameras", `SELECT camera_id, width FROM cameras`, func(scan func(...any) error) error {
+	if err := r.each("cameras", `SELECT camera_id, width FROM cameras`, func(scan func(...any) error) error {
 		var id int64
 		var w int
 		if err := scan(&id, &w); err != nil {
@@ -83,10 +103,9 @@ func ReadMatches(path string) (*Matches, error) {
 		widths[id] = w
 		return nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	index := map[int64]int{}
-	if err := each("images", `SELECT image_id, name, camera_id FROM images ORDER BY image_id`, func(scan func(...any) error) error {
+	if err := r.each("images", `SELECT image_id, name, camera_id FROM images ORDER BY image_id`, func(scan func(...any) error) error {
 		var id, cam int64
 		var name string
 		if err := scan(&id, &name, &cam); err != nil {
@@ -94,51 +113,59 @@ func ReadMatches(path string) (*Matches, error) {
 		}
 		w, ok := widths[cam]
 		if !ok || w <= 0 {
-			return fail("image %q: camera %d is missing or has no width", name, cam)
+			return r.fail("image %q: camera %d is missing or has no width", name, cam)
 		}
-		index[id] = len(cm.Names)
-		cm.Names = append(cm.Names, name)
-		cm.Widths = append(cm.Widths, w)
+		r.index[id] = len(r.cm.Names)
+		r.cm.Names = append(r.cm.Names, name)
+		r.cm.Widths = append(r.cm.Widths, w)
 		return nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	if len(cm.Names) == 0 {
-		return nil, fail("no images")
+	if len(r.cm.Names) == 0 {
+		return r.fail("no images")
 	}
-	cm.Points = make([][]geom.Point, len(cm.Names))
-	if err := each("keypoints", `SELECT image_id, rows, cols, data FROM keypoints`, func(scan func(...any) error) error {
+	return nil
+}
+
+// keypoints reads every image's keypoints.
+func (r *dbReader) keypoints() error {
+	r.cm.Points = make([][]geom.Point, len(r.cm.Names))
+	return r.each("keypoints", `SELECT image_id, rows, cols, data FROM keypoints`, func(scan func(...any) error) error {
 		var id, n, cols int64
 		var data []byte
 		if err := scan(&id, &n, &cols, &data); err != nil {
 			return err
 		}
-		i, ok := index[id]
+		i, ok := r.index[id]
 		if !ok {
-			return fail("keypoints of image_id %d, which is not in images", id)
+			return r.fail("keypoints of image_id %d, which is not in images", id)
 		}
 		var err error
-		if cm.Points[i], err = decodeKeypoints(n, cols, data); err != nil {
-			return fail("keypoints of %q: %v", cm.Names[i], err)
+		if r.cm.Points[i], err = decodeKeypoints(n, cols, data); err != nil {
+			return r.fail("keypoints of %q: %v", r.cm.Names[i], err)
 		}
 		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := each("two_view_geometries", `SELECT pair_id, rows, cols, data FROM two_view_geometries WHERE rows > 0`, func(scan func(...any) error) error {
+	})
+}
+
+// matches reads the verified matches of two_view_geometries, lower image
+// first.
+func (r *dbReader) matches() error {
+	return r.each("two_view_geometries", `SELECT pair_id, rows, cols, data FROM two_view_geometries WHERE rows > 0`, func(scan func(...any) error) error {
 		var pid, n, cols int64
 		var data []byte
 		if err := scan(&pid, &n, &cols, &data); err != nil {
 			return err
 		}
-		i, ok1 := index[pid/pairScale]
-		j, ok2 := index[pid%pairScale]
+		i, ok1 := r.index[pid/pairScale]
+		j, ok2 := r.index[pid%pairScale]
 		if !ok1 || !ok2 || i == j {
-			return fail("two_view_geometries: pair_id %d is not two of its images", pid)
+			return r.fail("two_view_geometries: pair_id %d is not two of its images", pid)
 		}
-		ms, err := decodeMatches(n, cols, data, len(cm.Points[i]), len(cm.Points[j]))
+		ms, err := decodeMatches(n, cols, data, len(r.cm.Points[i]), len(r.cm.Points[j]))
 		if err != nil {
-			return fail("matches of %q and %q: %v", cm.Names[i], cm.Names[j], err)
+			return r.fail("matches of %q and %q: %v", r.cm.Names[i], r.cm.Names[j], err)
 		}
 		if i > j {
 			i, j = j, i
@@ -146,12 +173,9 @@ func ReadMatches(path string) (*Matches, error) {
 				ms[k][0], ms[k][1] = ms[k][1], ms[k][0]
 			}
 		}
-		cm.Pairs[[2]int{i, j}] = ms
+		r.cm.Pairs[[2]int{i, j}] = ms
 		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return cm, nil
+	})
 }
 
 func closeRows(rows *sql.Rows) error {
