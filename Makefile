@@ -35,11 +35,11 @@ test: setup-test
 	$(MAKE) --no-print-directory test-pure
 
 # test-pure: the cgo-free binary builds, and the packages that must stay free of
-# cgo (clear, eval, datasets, pairwise, calib, export, pipeline, imagefile, retrieval, refine, geom, tracks, colmap, localmap, fusion,
+# cgo (clear, eval, datasets, pairwise, calib, export, pipeline, imagefile, retrieval, refine, geom, tracks, colmap, localmap, fusion, benchmark,
 # multiway, compare) build and pass with
 # CGO_ENABLED=0. The
 # matprofile run above fails if any gocv Mat is left open.
-PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise calib export pipeline imagefile retrieval refine multiway compare geom tracks colmap localmap fusion))
+PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise calib export pipeline imagefile retrieval refine multiway compare geom tracks colmap localmap fusion benchmark))
 test-pure:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/clearmatch
 	CGO_ENABLED=0 $(GO) build $(PURE)

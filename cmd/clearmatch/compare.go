@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clearmatch/clearmatch/benchmark"
 	"github.com/clearmatch/clearmatch/compare"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/multiway"
@@ -200,11 +201,11 @@ func compareReal(ctx context.Context, o *compareOptions, stdout, stderr io.Write
 	}
 	defer stage.Discard()
 	pr := newProgress(stderr)
-	var b *pipeline.Benchmark
+	var b *benchmark.Benchmark
 	if o.what == "hotel" {
-		b, err = pipeline.LoadHotel(ctx, filepath.Join(o.data, "cmu-hotel"), pr)
+		b, err = benchmark.LoadHotel(ctx, filepath.Join(o.data, "cmu-hotel"), pr)
 	} else {
-		b, err = pipeline.LoadGraffiti(ctx, filepath.Join(o.data, "graffiti"), 0, pr)
+		b, err = benchmark.LoadGraffiti(ctx, filepath.Join(o.data, "graffiti"), 0, pr)
 	}
 	if err != nil {
 		return err
@@ -241,7 +242,7 @@ func compareReal(ctx context.Context, o *compareOptions, stdout, stderr io.Write
 
 // compareProtocol builds the dataset's CLEAR input under one protocol and
 // runs the methods on it.
-func compareProtocol(ctx context.Context, o *compareOptions, b *pipeline.Benchmark, name string, pr *progress) (*compare.RealReport, error) {
+func compareProtocol(ctx context.Context, o *compareOptions, b *benchmark.Benchmark, name string, pr *progress) (*compare.RealReport, error) {
 	opts := pipeline.PaperOptions()
 	if name == "verified" {
 		opts = pipeline.BenchmarkOptions()

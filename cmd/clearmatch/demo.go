@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clearmatch/clearmatch/benchmark"
 	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/export"
-	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 const demoUsage = `demo [-out DIR] [-force] [-seed N] [-protocol both|verified|paper]
@@ -73,7 +73,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		paths = append(paths, p)
 	}
 	pr := newProgress(stderr)
-	b, err := pipeline.LoadHomography(ctx, "demo", paths, scene.H, o.workers, pr)
+	b, err := benchmark.LoadHomography(ctx, "demo", paths, scene.H, o.workers, pr)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/clearmatch/clearmatch/benchmark"
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
@@ -68,11 +69,11 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	defer stage.Discard()
 	pr := newProgress(stderr)
-	var b *pipeline.Benchmark
+	var b *benchmark.Benchmark
 	if dataset == "hotel" {
-		b, err = pipeline.LoadHotel(ctx, filepath.Join(*data, "cmu-hotel"), pr)
+		b, err = benchmark.LoadHotel(ctx, filepath.Join(*data, "cmu-hotel"), pr)
 	} else {
-		b, err = pipeline.LoadGraffiti(ctx, filepath.Join(*data, "graffiti"), o.workers, pr)
+		b, err = benchmark.LoadGraffiti(ctx, filepath.Join(*data, "graffiti"), o.workers, pr)
 	}
 	if err != nil {
 		return err
@@ -136,13 +137,13 @@ type imageInfo struct {
 // runBenchmark evaluates b under the chosen protocols, prints a table per
 // protocol and writes report.json, problem.txt and overlays/ (of the first
 // protocol) into the stage, then publishes it.
-func runBenchmark(ctx context.Context, b *pipeline.Benchmark, o *benchOptions, stage *export.Stage, pr *progress, stdout io.Writer) error {
+func runBenchmark(ctx context.Context, b *benchmark.Benchmark, o *benchOptions, stage *export.Stage, pr *progress, stdout io.Writer) error {
 	protocols := map[string][]string{"both": {"verified", "paper"}, "verified": {"verified"}, "paper": {"paper"}}[o.protocol]
 	rep := benchReport{Dataset: b.Name, Observations: len(b.Truth)}
 	for i, s := range b.Sets {
 		rep.Images = append(rep.Images, imageInfo{Name: s.Image, Features: b.Found[i], Observations: s.Len()})
 	}
-	var first *pipeline.Evaluation
+	var first *benchmark.Evaluation
 	for _, name := range protocols {
 		opts := pipeline.PaperOptions()
 		if name == "verified" {

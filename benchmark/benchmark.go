@@ -1,4 +1,10 @@
-package pipeline
+// Package benchmark loads the CLEAR paper's matching benchmarks, CMU Hotel
+// and Graffiti, as feature sets with the true item of every observation,
+// and evaluates them through the pipeline (pipeline.Match with the
+// protocol's options): CLEAR's tracks scored against the truth, with the
+// input and the naive closures beside them (package eval). The eval, demo
+// and compare commands run it.
+package benchmark
 
 import (
 	"context"
@@ -11,6 +17,7 @@ import (
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 // Benchmark is a dataset with ground truth, as the CLEAR paper evaluates
@@ -18,7 +25,7 @@ import (
 // of every observation (−1: none).
 type Benchmark struct {
 	Name   string
-	Images []Image
+	Images []pipeline.Image
 	Sets   []*features.Set
 	Found  []int // features detected per image, before selection
 	Truth  []int
@@ -29,7 +36,7 @@ type Benchmark struct {
 // LoadHotel reads CMU Hotel (dir holds hotel.seq*.png and hotel*.txt) with
 // the paper's protocol: one SIFT descriptor per labelled landmark (σ = 10,
 // computed orientation); the truth is the landmark.
-func LoadHotel(ctx context.Context, dir string, progress Progress) (*Benchmark, error) {
+func LoadHotel(ctx context.Context, dir string, progress pipeline.Progress) (*Benchmark, error) {
 	frames, err := datasets.LoadHotel(dir)
 	if err != nil {
 		return nil, err
@@ -51,21 +58,21 @@ func LoadHotel(ctx context.Context, dir string, progress Progress) (*Benchmark, 
 		if err != nil {
 			return nil, err
 		}
-		b.Images = append(b.Images, Image{Name: s.Image, Path: f.Image})
+		b.Images = append(b.Images, pipeline.Image{Name: s.Image, Path: f.Image})
 		b.Sets = append(b.Sets, s)
 		b.Found = append(b.Found, s.Len())
 		for r := range f.Landmarks {
 			b.Truth = append(b.Truth, r) // line r is landmark r in every frame
 		}
 		if progress != nil {
-			progress.Update(StageExtract, k+1, len(frames))
+			progress.Update(pipeline.StageExtract, k+1, len(frames))
 		}
 	}
 	return b, nil
 }
 
 // LoadGraffiti reads the Oxford Graffiti sequence (see LoadHomography).
-func LoadGraffiti(ctx context.Context, dir string, workers int, progress Progress) (*Benchmark, error) {
+func LoadGraffiti(ctx context.Context, dir string, workers int, progress pipeline.Progress) (*Benchmark, error) {
 	g, err := datasets.LoadGraffiti(dir)
 	if err != nil {
 		return nil, err
@@ -78,14 +85,14 @@ func LoadGraffiti(ctx context.Context, dir string, workers int, progress Progres
 // features of its ground truth: features matched within 2 px, greedily one
 // to one, kept only where the truth is a clique with one feature per image
 // (eval.HomographyGroundTruth).
-func LoadHomography(ctx context.Context, name string, paths []string, h func(i, j int) datasets.Homography, workers int, progress Progress) (*Benchmark, error) {
+func LoadHomography(ctx context.Context, name string, paths []string, h func(i, j int) datasets.Homography, workers int, progress pipeline.Progress) (*Benchmark, error) {
 	names := make([]string, len(paths))
 	for i, p := range paths {
 		names[i] = filepath.Base(p)
 	}
 	ex := &features.Extractor{Workers: workers}
 	if progress != nil {
-		ex.Progress = func(done, total int, _ string) { progress.Update(StageExtract, done, total) }
+		ex.Progress = func(done, total int, _ string) { progress.Update(pipeline.StageExtract, done, total) }
 	}
 	sets, errs, _ := ex.ExtractFiles(ctx, paths, names)
 	if err := ctx.Err(); err != nil {
@@ -107,7 +114,7 @@ func LoadHomography(ctx context.Context, name string, paths []string, h func(i, 
 	}, 2)
 	b := &Benchmark{Name: name, Truth: gt.Truth}
 	for i, s := range sets {
-		b.Images = append(b.Images, Image{Name: names[i], Path: paths[i]})
+		b.Images = append(b.Images, pipeline.Image{Name: names[i], Path: paths[i]})
 		b.Found = append(b.Found, s.Len())
 		b.Sets = append(b.Sets, subset(s, gt.Keep[i]))
 	}
@@ -127,7 +134,7 @@ func subset(s *features.Set, keep []int) *features.Set {
 // Evaluation is one protocol run on a benchmark, scored.
 type Evaluation struct {
 	Protocol string
-	Result   *Result
+	Result   *pipeline.Result
 	// Rows score CLEAR's input (after verification, when on), its closure
 	// rows and CLEAR. Matches scores the ratio-test matches; it equals
 	// Rows.Input without verification.
@@ -138,8 +145,8 @@ type Evaluation struct {
 // Evaluate runs the stages after extraction on b's features with opts and
 // scores every row against b's truth; minTrack is clear_min_track's
 // threshold.
-func (b *Benchmark) Evaluate(ctx context.Context, protocol string, opts Options, minTrack int) (*Evaluation, error) {
-	r, err := Match(ctx, b.Images, b.Sets, opts)
+func (b *Benchmark) Evaluate(ctx context.Context, protocol string, opts pipeline.Options, minTrack int) (*Evaluation, error) {
+	r, err := pipeline.Match(ctx, b.Images, b.Sets, opts)
 	if err != nil {
 		return nil, err
 	}
