@@ -50,78 +50,21 @@ type solveOptions struct {
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var o solveOptions
 	fs := newFlags("solve", solveUsage, stdout)
-	fs.StringVar(&o.in, "in", "-", "input file, - for stdin")
-	fs.StringVar(&o.out, "out", "-", "output file, - for stdout")
-	fs.StringVar(&o.informat, "informat", "text", "input format: text or mtx (Matrix Market)")
-	fs.StringVar(&o.views, "views", "", "view sizes for -informat mtx, comma-separated (e.g. 6,8,10)")
-	fs.StringVar(&o.outformat, "outformat", "items", "output: items (one universe item per observation) or pairs")
-	fs.Float64Var(&o.threshold, "threshold", clear.DefaultThreshold, "eigenvalue threshold of the universe size estimate")
-	fs.IntVar(&o.universe, "universe", 0, "known universe size; 0 estimates it")
-	fs.StringVar(&o.assignment, "assignment", "greedy", "assignment: greedy (the reference code's) or hungarian (optimal)")
-	fs.StringVar(&o.eigen, "eigen", "auto", "eigensolver: auto, dense or iterative")
-	fs.IntVar(&o.maxComponent, "max-component", 0, "split components larger than this before decomposing them (0: never, the paper's exact algorithm)")
-	fs.StringVar(&o.method, "method", "clear", "method: "+strings.Join(multiway.Methods, ", "))
-	fs.Uint64Var(&o.seed, "seed", multiway.DefaultSeed, "seed of MatchALS's initial factor and QuickMatch's tie-break")
-	fs.StringVar(&o.maxMemory, "max-memory", "4GiB", "refuse a method that plans to use more memory (e.g. 512MiB, 8GiB; 0: no limit)")
-	fs.Float64Var(&o.maxGflop, "max-gflop", multiway.DefaultMaxFlop/1e9, "refuse a method that plans more work, in 10⁹ floating-point operations (0: no limit)")
+	o.addFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if _, err := oneOf("-method", o.method, methodSet()); err != nil {
-		return err
-	}
-	maxMem, err := parseBytes(o.maxMemory)
+	maxMem, views, err := o.check()
 	if err != nil {
-		return usagef("-max-memory %q: %v", o.maxMemory, err)
-	}
-	if !(o.maxGflop >= 0) {
-		return usagef("-max-gflop %v: want 0 (no limit) or more", o.maxGflop)
-	}
-	if o.method != multiway.CLEAR && o.outformat == "items" && (o.method == multiway.MatchEIG || o.method == multiway.MatchALS) {
-		return usagef("-method %s gives associations, not a partition: use -outformat pairs", o.method)
+		return err
 	}
 	opts, err := o.clearOptions()
 	if err != nil {
 		return err
 	}
-	var views []int
-	switch o.informat {
-	case "text":
-		if o.views != "" {
-			return usagef("-views goes with -informat mtx")
-		}
-	case "mtx":
-		if views, err = parseViews(o.views); err != nil {
-			return err
-		}
-	default:
-		return usagef("-informat %q: want text or mtx", o.informat)
-	}
-	if o.outformat != "items" && o.outformat != "pairs" {
-		return usagef("-outformat %q: want items or pairs", o.outformat)
-	}
-
-	name := o.in
-	var r io.Reader = stdin
-	if o.in != "-" {
-		f, err := os.Open(o.in)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
-	} else {
-		name = "stdin"
-	}
-	var p *clear.Problem
-	var lines []int
-	if o.informat == "mtx" {
-		p, lines, err = clear.ReadMatrixMarket(r, views)
-	} else {
-		p, lines, err = clear.ReadText(r)
-	}
+	p, lines, name, err := o.read(stdin, views)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -139,19 +82,103 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-
-	l := p.NumObservations()
 	if err := o.write(p, res.Item, res.Pairs, stdout); err != nil {
 		return err
 	}
+	o.summarize(stderr, p, res)
+	return nil
+}
+
+func (o *solveOptions) addFlags(fs *flagSet) {
+	fs.StringVar(&o.in, "in", "-", "input file, - for stdin")
+	fs.StringVar(&o.out, "out", "-", "output file, - for stdout")
+	fs.StringVar(&o.informat, "informat", "text", "input format: text or mtx (Matrix Market)")
+	fs.StringVar(&o.views, "views", "", "view sizes for -informat mtx, comma-separated (e.g. 6,8,10)")
+	fs.StringVar(&o.outformat, "outformat", "items", "output: items (one universe item per observation) or pairs")
+	fs.Float64Var(&o.threshold, "threshold", clear.DefaultThreshold, "eigenvalue threshold of the universe size estimate")
+	fs.IntVar(&o.universe, "universe", 0, "known universe size; 0 estimates it")
+	fs.StringVar(&o.assignment, "assignment", "greedy", "assignment: greedy (the reference code's) or hungarian (optimal)")
+	fs.StringVar(&o.eigen, "eigen", "auto", "eigensolver: auto, dense or iterative")
+	fs.IntVar(&o.maxComponent, "max-component", 0, "split components larger than this before decomposing them (0: never, the paper's exact algorithm)")
+	fs.StringVar(&o.method, "method", "clear", "method: "+strings.Join(multiway.Methods, ", "))
+	fs.Uint64Var(&o.seed, "seed", multiway.DefaultSeed, "seed of MatchALS's initial factor and QuickMatch's tie-break")
+	fs.StringVar(&o.maxMemory, "max-memory", "4GiB", "refuse a method that plans to use more memory (e.g. 512MiB, 8GiB; 0: no limit)")
+	fs.Float64Var(&o.maxGflop, "max-gflop", multiway.DefaultMaxFlop/1e9, "refuse a method that plans more work, in 10⁹ floating-point operations (0: no limit)")
+}
+
+// check refuses impossible flag values and returns the memory limit and,
+// for Matrix Market input, the view sizes.
+func (o *solveOptions) check() (int64, []int, error) {
+	if _, err := oneOf("-method", o.method, methodSet()); err != nil {
+		return 0, nil, err
+	}
+	maxMem, err := parseBytes(o.maxMemory)
+	if err != nil {
+		return 0, nil, usagef("-max-memory %q: %v", o.maxMemory, err)
+	}
+	if !(o.maxGflop >= 0) {
+		return 0, nil, usagef("-max-gflop %v: want 0 (no limit) or more", o.maxGflop)
+	}
+	if o.method != multiway.CLEAR && o.outformat == "items" && (o.method == multiway.MatchEIG || o.method == multiway.MatchALS) {
+		return 0, nil, usagef("-method %s gives associations, not a partition: use -outformat pairs", o.method)
+	}
+	var views []int
+	switch o.informat {
+	case "text":
+		if o.views != "" {
+			return 0, nil, usagef("-views goes with -informat mtx")
+		}
+	case "mtx":
+		if views, err = parseViews(o.views); err != nil {
+			return 0, nil, err
+		}
+	default:
+		return 0, nil, usagef("-informat %q: want text or mtx", o.informat)
+	}
+	if o.outformat != "items" && o.outformat != "pairs" {
+		return 0, nil, usagef("-outformat %q: want items or pairs", o.outformat)
+	}
+	return maxMem, views, nil
+}
+
+// read reads the problem from -in (stdin for -) and returns it with the
+// line of each association and the input's name for messages.
+func (o *solveOptions) read(stdin io.Reader, views []int) (*clear.Problem, []int, string, error) {
+	name := o.in
+	var r io.Reader = stdin
+	if o.in != "-" {
+		f, err := os.Open(o.in)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		defer f.Close()
+		r = f
+	} else {
+		name = "stdin"
+	}
+	var p *clear.Problem
+	var lines []int
+	var err error
+	if o.informat == "mtx" {
+		p, lines, err = clear.ReadMatrixMarket(r, views)
+	} else {
+		p, lines, err = clear.ReadText(r)
+	}
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", name, err)
+	}
+	return p, lines, name, nil
+}
+
+// summarize prints the solve's one line on stderr.
+func (o *solveOptions) summarize(stderr io.Writer, p *clear.Problem, res *clear.Result) {
 	split := ""
 	if res.SplitComponents > 0 {
 		split = fmt.Sprintf(" after splitting %d over %d (%d associations cut)", res.SplitComponents, o.maxComponent, res.CutAssociations)
 	}
 	fmt.Fprintf(stderr, "solve: %d observations, %d views, %d associations (%d inside a view, dropped), %d components (largest %d%s), universe %d (%d eigenvalues below %g), %d items, %v\n",
-		l, len(p.ViewSizes), len(p.Associations), res.Dropped, res.Components, res.LargestComponent, split,
+		p.NumObservations(), len(p.ViewSizes), len(p.Associations), res.Dropped, res.Components, res.LargestComponent, split,
 		res.UniverseSize, res.BelowThreshold, o.threshold, res.Items, res.Timing.Total().Round(10_000))
-	return nil
 }
 
 func (o *solveOptions) clearOptions() (*clear.Options, error) {
