@@ -82,28 +82,16 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	unitGiven := false
 	fs.Visit(func(f *flag.Flag) { unitGiven = unitGiven || f.Name == "unit" })
-	var gt map[string]datasets.Camera
 	isModel := colmap.HasModel(pos[1])
-	if isModel {
-		if *dbPath != "" {
-			return usagef("-db scores tracks under true cameras with K: give GT (NAME.camera files), not a model (%s)", pos[1])
-		}
-		ref, err := colmap.ReadModel(pos[1])
-		if err != nil {
-			return err
-		}
-		gt = map[string]datasets.Camera{}
-		for n, p := range ref.Poses {
-			gt[n] = datasets.Camera{Pose: p}
-		}
-		if len(gt) == 0 {
-			return fmt.Errorf("%s: the reference model has no registered images", pos[1])
-		}
-		if !unitGiven {
-			*unit = "units"
-		}
-	} else if gt, err = datasets.ReadStrechaCameras(pos[1]); err != nil {
+	if isModel && *dbPath != "" {
+		return usagef("-db scores tracks under true cameras with K: give GT (NAME.camera files), not a model (%s)", pos[1])
+	}
+	gt, err := readTruth(pos[1], isModel)
+	if err != nil {
 		return err
+	}
+	if isModel && !unitGiven {
+		*unit = "units"
 	}
 	r, err := eval.EvaluateSfM(model, gt)
 	if err != nil {
@@ -121,7 +109,34 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			Tracks *eval.TrackScore `json:"database_tracks,omitempty"`
 		}{r, tracks})
 	}
-	scale, u := 1.0, *unit
+	printSfMReport(stdout, r, tracks, *unit, isModel)
+	return nil
+}
+
+// readTruth reads the cameras to score against: Strecha's NAME.camera
+// files, or a reference COLMAP model's poses (no K).
+func readTruth(path string, isModel bool) (map[string]datasets.Camera, error) {
+	if !isModel {
+		return datasets.ReadStrechaCameras(path)
+	}
+	ref, err := colmap.ReadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	gt := map[string]datasets.Camera{}
+	for n, p := range ref.Poses {
+		gt[n] = datasets.Camera{Pose: p}
+	}
+	if len(gt) == 0 {
+		return nil, fmt.Errorf("%s: the reference model has no registered images", path)
+	}
+	return gt, nil
+}
+
+// printSfMReport prints the report as a table: millimetres for a truth
+// in metres, four significant digits in any other unit.
+func printSfMReport(stdout io.Writer, r *eval.SfMReport, tracks *eval.TrackScore, unit string, isModel bool) {
+	scale, u := 1.0, unit
 	if u == "m" {
 		scale, u = 1000, "mm"
 	}
@@ -135,8 +150,6 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stdout, "; the reference's cameras lie a median %.4g %s from their centroid", r.Spread*scale, u)
 	}
 	fmt.Fprintf(stdout, "\n%-22s %10s %10s %10s\n", "", "median", "mean", "max")
-	// mm get three decimals; other units (a reconstruction's own, whose
-	// scale is arbitrary) four significant digits.
 	pf := "%-22s %10.3f %10.3f %10.3f\n"
 	if u != "mm" {
 		pf = "%-22s %10.4g %10.4g %10.4g\n"
@@ -154,12 +167,10 @@ func runEvalSfM(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stdout, "%-22s %10.3f %10.3f %10.3f\n", "centre as pp (px)", in.Centre.Median, in.Centre.Mean, in.Centre.Max)
 	}
 	fmt.Fprintf(stdout, "points %d, mean track length %.3f, mean reprojection error %.3f px\n", r.Points, r.MeanTrackLength, r.MeanReprojection)
-	if tracks != nil {
-		t := tracks
+	if t := tracks; t != nil {
 		fmt.Fprintf(stdout, "database tracks of 3+ views %d: within 1 / 2 / 4 px of the true point %.4f / %.4f / %.4f; %d chains with two keypoints of one image\n",
 			t.Tracks, ratio(t.Within1, t.Tracks), ratio(t.Within2, t.Tracks), ratio(t.Within4, t.Tracks), t.Conflicting)
 	}
-	return nil
 }
 
 func ratio(a, b int) float64 {
