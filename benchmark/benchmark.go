@@ -105,9 +105,7 @@ func LoadHomography(ctx context.Context, name string, paths []string, h func(i, 
 	}
 	pts := make([][]geom.Point, len(sets))
 	for i, s := range sets {
-		for _, k := range s.Keypoints {
-			pts[i] = append(pts[i], geom.Point{X: float64(k.X), Y: float64(k.Y)})
-		}
+		pts[i] = s.Points()
 	}
 	gt := eval.HomographyGroundTruth(pts, func(i, j int, x, y float64) (float64, float64, bool) {
 		return h(i, j).Apply(x, y)

@@ -80,7 +80,7 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 		}
 		thr := res.Threshold(v.I, v.J)
 		for _, kk := range byPair[[2]int{lo, hi}] {
-			a, b := keypointPoint(sets[lo], kk[0]), keypointPoint(sets[hi], kk[1])
+			a, b := sets[lo].Point(kk[0]), sets[hi].Point(kk[1])
 			if v.I > v.J {
 				a, b = b, a
 			}
@@ -94,10 +94,6 @@ func ColmapPairs(res *pipeline.Result, ms []Match) (pairs []ColmapPair, dropped 
 		}
 	}
 	return pairs, len(ms) - kept
-}
-
-func keypointPoint(s *features.Set, k int) geom.Point {
-	return geom.Point{X: float64(s.Keypoints[k].X), Y: float64(s.Keypoints[k].Y)}
 }
 
 // toColmapPixels re-expresses a matrix for COLMAP's pixel convention

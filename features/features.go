@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math"
 
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 )
 
@@ -175,6 +176,22 @@ func (s *Set) Bytes() []uint8 {
 func (s *Set) DisplayPoint(i int) (x, y float64) {
 	k := s.Keypoints[i]
 	return imagefile.DisplayPoint(s.Orientation, s.Width, s.Height, float64(k.X), float64(k.Y))
+}
+
+// Point is keypoint k's position (pixels of the image its features were
+// detected in).
+func (s *Set) Point(k int) geom.Point {
+	kp := s.Keypoints[k]
+	return geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
+}
+
+// Points returns every keypoint's position, as Point does.
+func (s *Set) Points() []geom.Point {
+	pts := make([]geom.Point, len(s.Keypoints))
+	for k := range s.Keypoints {
+		pts[k] = s.Point(k)
+	}
+	return pts
 }
 
 // Len returns the number of features.

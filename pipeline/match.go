@@ -8,7 +8,6 @@ import (
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/retrieval"
 )
@@ -97,11 +96,7 @@ func newPairInputs(r *Result, opts Options) *pairInputs {
 	if !opts.Verification.Off {
 		in.views = make([]pairwise.View, len(r.Sets))
 		for i, s := range r.Sets {
-			in.views[i] = pairwise.View{Intrinsics: opts.Verification.Intrinsics, PixelScale: r.PixelScale[i]}
-			in.views[i].Points = make([]geom.Point, s.Len())
-			for k, kp := range s.Keypoints {
-				in.views[i].Points[k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
-			}
+			in.views[i] = pairwise.View{Points: s.Points(), Intrinsics: opts.Verification.Intrinsics, PixelScale: r.PixelScale[i]}
 		}
 	}
 	return in

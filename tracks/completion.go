@@ -41,10 +41,7 @@ func newCompletion(v *Views, t Tracks, o CompleteOptions) *completion {
 	n := len(v.Sets)
 	c := &completion{v: v, o: o, off: v.offsets(), pts: make([][]geom.Point, n), fs: map[[2]int][9]float64{}, adj: make([][]int, n), grids: make([]*geom.Grid, n)}
 	for i, s := range v.Sets {
-		c.pts[i] = make([]geom.Point, s.Len())
-		for k, kp := range s.Keypoints {
-			c.pts[i][k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
-		}
+		c.pts[i] = s.Points()
 	}
 	for k := range t.Pairs {
 		p := &t.Pairs[k]

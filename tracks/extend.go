@@ -139,11 +139,7 @@ func newViewGrids(v *Views, sets []*features.Set, cut float64) *viewGrids {
 
 func (g *viewGrids) of(w int) *geom.Grid {
 	if g.grids[w] == nil {
-		pts := make([]geom.Point, len(g.sets[w].Keypoints))
-		for k, kp := range g.sets[w].Keypoints {
-			pts[k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
-		}
-		g.grids[w] = geom.NewGrid(pts, g.cut[w])
+		g.grids[w] = geom.NewGrid(g.sets[w].Points(), g.cut[w])
 	}
 	return g.grids[w]
 }

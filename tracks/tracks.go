@@ -116,10 +116,7 @@ func withDropped(item, drop []int) []int {
 }
 
 // point is o's keypoint position in sets.
-func point(sets []*features.Set, o obsRef) geom.Point {
-	kp := sets[o.img].Keypoints[o.kp]
-	return geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
-}
+func point(sets []*features.Set, o obsRef) geom.Point { return sets[o.img].Point(o.kp) }
 
 // oriented returns the positions of o and q as v's images I and J.
 func oriented(sets []*features.Set, v *pairwise.Verified, o, q obsRef) (geom.Point, geom.Point) {

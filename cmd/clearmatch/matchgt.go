@@ -141,10 +141,7 @@ func stageMatches(res *pipeline.Result, clearMs, ms []export.Match) []eval.Stage
 func keypointPoints(sets []*features.Set) [][]geom.Point {
 	points := make([][]geom.Point, len(sets))
 	for i, s := range sets {
-		points[i] = make([]geom.Point, s.Len())
-		for k, kp := range s.Keypoints {
-			points[i][k] = geom.Point{X: float64(kp.X), Y: float64(kp.Y)}
-		}
+		points[i] = s.Points()
 	}
 	return points
 }
