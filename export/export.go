@@ -58,10 +58,9 @@ type Match struct {
 // the matches they imply, sorted by image pair and keypoints.
 func Build(sets []*features.Set, item []int) (*Tracks, []Match) {
 	t := &Tracks{FormatVersion: TracksFormatVersion, Images: make([]string, len(sets))}
-	off := make([]int, len(sets)+1)
+	off := features.Offsets(sets)
 	for i, s := range sets {
 		t.Images[i] = s.Image
-		off[i+1] = off[i] + s.Len()
 	}
 	if len(item) != off[len(sets)] {
 		panic(fmt.Sprintf("export: %d items for %d observations", len(item), off[len(sets)]))

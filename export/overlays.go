@@ -51,10 +51,7 @@ func (o *Overlays) Write(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	off := make([]int, len(o.Sets)+1)
-	for i, s := range o.Sets {
-		off[i+1] = off[i] + s.Len()
-	}
+	off := features.Offsets(o.Sets)
 	// Pictures and points are in the frame a viewer shows (the EXIF
 	// orientation applied), as tracks.json reports them.
 	pts := func(i int) []geom.Point {

@@ -194,6 +194,17 @@ func (s *Set) Points() []geom.Point {
 	return pts
 }
 
+// Offsets returns the global index of each set's first feature, with the
+// total last: feature k of set i is observation Offsets(sets)[i]+k, the
+// numbering CLEAR's problem and the tracks use.
+func Offsets(sets []*Set) []int {
+	off := make([]int, len(sets)+1)
+	for i, s := range sets {
+		off[i+1] = off[i] + s.Len()
+	}
+	return off
+}
+
 // Len returns the number of features.
 func (s *Set) Len() int { return len(s.Keypoints) }
 

@@ -17,3 +17,10 @@ func TestSetPoints(t *testing.T) {
 		t.Errorf("no keypoints: %v", p)
 	}
 }
+
+func TestOffsets(t *testing.T) {
+	sets := []*Set{{Keypoints: make([]Keypoint, 3)}, {}, {Keypoints: make([]Keypoint, 2)}}
+	if got := Offsets(sets); len(got) != 4 || got[1] != 3 || got[2] != 3 || got[3] != 5 {
+		t.Errorf("Offsets %v, want [0 3 3 5]", got)
+	}
+}

@@ -118,13 +118,7 @@ func (r *Result) Threshold(i, j int) float64 {
 
 // Offsets returns the global index of each image's first observation,
 // with the total last.
-func (r *Result) Offsets() []int {
-	off := make([]int, len(r.Sets)+1)
-	for i, s := range r.Sets {
-		off[i+1] = off[i] + s.Len()
-	}
-	return off
-}
+func (r *Result) Offsets() []int { return features.Offsets(r.Sets) }
 
 // Pairs returns the pairs that went into CLEAR (verified ones only, when
 // verification is on).

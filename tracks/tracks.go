@@ -50,13 +50,7 @@ type Tracks struct {
 
 // offsets returns the global index of each image's first observation,
 // with the total last.
-func (v *Views) offsets() []int {
-	off := make([]int, len(v.Sets)+1)
-	for i, s := range v.Sets {
-		off[i+1] = off[i] + s.Len()
-	}
-	return off
-}
+func (v *Views) offsets() []int { return features.Offsets(v.Sets) }
 
 // threshold is the largest model error of a verified match between
 // images i and j, in full-resolution pixels.
