@@ -45,8 +45,8 @@ Example:
 type fuseOptions struct {
 	out, poses, methods, motion, columns string
 	odometry, detections                 string
-	force, skipEmpty                     bool
-	minCluster, workers                  int
+	force                                bool
+	minCluster                           int
 	seed                                 uint64
 	dnDistance                           float64
 	log                                  localmap.LogOptions
@@ -63,7 +63,7 @@ func (o *fuseOptions) addFlags(fs *flagSet) {
 		fs.IntVar(&o.minCluster, "min-cluster", fusion.DefaultMinCluster, "drop clusters of fewer observations (the paper's post-processing; 1 keeps every one)")
 		fs.Float64Var(&o.dnDistance, "dn-distance", fusion.DefaultDNDistance, "metres: an associated pair farther apart in the odometry frame is a definite negative")
 		fs.StringVar(&o.poses, "poses", "", "CSV map,x,y,theta: each map frame's pose in the odometry frame (needed for dn, pp and map.g2o; a log gives its own)")
-		fs.IntVar(&o.workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
+		fs.IntVar(&o.assoc.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
 		fs.Uint64Var(&o.seed, "seed", 1, "seed of the randomized methods")
 	})
 	fs.group("Robot log", func(fs *flag.FlagSet) {
@@ -79,7 +79,7 @@ func (o *fuseOptions) addFlags(fs *flagSet) {
 		fs.StringVar(&o.odometry, "odometry", "", "the odometry file, when the log folder's is not named odometry.csv, .txt, .dat or inputs.dat")
 		fs.StringVar(&o.detections, "detections", "", "the detections file, when the log folder's is not named detections.csv, .txt, .dat or measurements.dat")
 		fs.Float64Var(&o.log.MergeRadius, "merge-radius", 0, "sightings within this many metres in one window are one landmark (0: from the log)")
-		fs.BoolVar(&o.skipEmpty, "skip-empty", false, "skip windows without a detection instead of stopping")
+		fs.BoolVar(&o.log.SkipEmpty, "skip-empty", false, "skip windows without a detection instead of stopping")
 		fs.Float64Var(&o.log.Start, "start", 0, "use the run from this many seconds after its first detection")
 		fs.Float64Var(&o.log.Duration, "duration", 0, "use this many seconds of the run (0: the rest)")
 	})
@@ -118,8 +118,6 @@ func (o *fuseOptions) check(inputs []string) error {
 	default:
 		return usagef("-motion %q: want unicycle or ackermann", o.motion)
 	}
-	o.log.SkipEmpty = o.skipEmpty
-	o.assoc.Workers = o.workers
 	o.methodList = strings.Split(o.methods, ",")
 	if o.methods == "all" {
 		o.methodList = append(append([]string{}, multiway.Methods...), fusion.Baseline)
