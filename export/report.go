@@ -91,6 +91,10 @@ type Report struct {
 	PairSelection     PairSelection         `json:"pair_selection"`
 	Pairs             []PairReport          `json:"pairs"`
 	TimingSeconds     map[string]float64    `json:"timing_s"`
+	// Matcher names the products the matcher chose candidates from on
+	// the machine that ran (features.MatcherProducts); the matches do not
+	// depend on it.
+	Matcher string `json:"matcher,omitempty"`
 }
 
 // SelfCalibration reports pipeline.Result.SelfCalibration: the camera in

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/pairwise"
@@ -84,10 +85,13 @@ func BenchmarkMatcher(b *testing.B) {
 	matchers := []struct {
 		name string
 		m    pairwise.Matcher
-	}{{"opencv", CVMatcher{}}, {"blas", BLASMatcher{}}, {"purego", pairwise.BruteForce{}}}
+	}{{"opencv", CVMatcher{}}, {"blas", BLASMatcher{Float32: true}}, {"int8", BLASMatcher{}}, {"purego", pairwise.BruteForce{}}}
 	for _, n := range []int{2000, 8000, 16000} {
 		desc := [][]float32{sets[0].Desc[:min(n, sets[0].Len())*DescSize], sets[1].Desc[:min(n, sets[1].Len())*DescSize]}
 		for _, m := range matchers {
+			if m.name == "int8" && !strings.HasPrefix(MatcherProducts(), "int8") {
+				continue
+			}
 			if m.name == "purego" && n > 2000 {
 				continue
 			}

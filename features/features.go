@@ -78,17 +78,23 @@ type CVEstimator struct {
 // has its own matcher).
 type CVMatcher struct{}
 
-// BLASMatcher finds the two nearest neighbours from float32 matrix
-// products on OpenBLAS (cblas_sgemm), tiled so that one call holds
-// Tile × (train rows) floats of scratch. It returns exactly what the
-// pure-Go pairwise.BruteForce returns, ties included: the products only
-// choose candidates, and every candidate the float32 rounding bound cannot
-// rule out is rescored with BruteForce's own arithmetic. Nearest2Mutual
-// gives both directions from one product. It is safe for concurrent use;
-// each call runs on one thread (clearmatch runs pairs on its own workers).
+// BLASMatcher finds the two nearest neighbours from matrix products: of
+// 8-bit integers (AMX or AVX-512 VNNI) where the processor has them and
+// the descriptors are non-negative, else of float32 on OpenBLAS
+// (cblas_sgemm, tiled so that one call holds Tile × (train rows) floats of
+// scratch). It returns exactly what the pure-Go pairwise.BruteForce
+// returns, ties included: the products only choose candidates, and every
+// candidate that the quantization and rounding bound cannot rule out is
+// rescored with BruteForce's own arithmetic. Nearest2Mutual gives both
+// directions from one product. It is safe for concurrent use; each call
+// runs on one thread (clearmatch runs pairs on its own workers).
 type BLASMatcher struct {
-	// Tile is the number of query rows per product; 0 means 256.
+	// Tile is the number of query rows per float32 product; 0 means 256.
 	Tile int
+	// Float32 takes candidates from float32 products (OpenBLAS SGEMM)
+	// even where 8-bit integer products are available; the answer is
+	// the same, only the speed differs.
+	Float32 bool
 }
 
 // DescSize is the length of a SIFT descriptor.

@@ -76,6 +76,21 @@ var (
 
 var blasOnce sync.Once
 
+// MatcherProducts names the products BLASMatcher chooses candidates from
+// on this processor: "int8 (AMX)" or "int8 (AVX-512 VNNI)" where it has
+// those instructions, else "float32 (OpenBLAS <kernel>)". Descriptors with
+// negative or non-finite values always take float32.
+func MatcherProducts() string {
+	if k := C.GoString(C.cm_int8_kernel_name(int8Mode)); k != "" {
+		return "int8 (" + k + ")"
+	}
+	return "float32 (OpenBLAS " + BLASCore() + ")"
+}
+
+// int8Mode is cm_int8_kernel's mode: 0 for the best kernel; tests set 1
+// (no AMX) to check the VNNI kernel on processors that have both.
+var int8Mode C.int
+
 // Nearest2 implements pairwise.Matcher.
 func (m BLASMatcher) Nearest2(query, train []float32, dim int) ([]pairwise.Neighbors, error) {
 	out, _, err := m.nearest2(query, train, dim, false)
@@ -119,10 +134,20 @@ func (m BLASMatcher) nearest2(query, train []float32, dim int, mutual bool) ([]p
 	if mutual {
 		pb = (*C.int32_t)(unsafe.Pointer(&back[0]))
 	}
-	msg := C.cm_nearest2((*C.float)(unsafe.Pointer(&query[0])), C.int(nq),
-		(*C.float)(unsafe.Pointer(&train[0])), C.int(nt), C.int(dim), C.int(m.Tile),
-		(*C.int32_t)(unsafe.Pointer(&best[0])), (*C.int32_t)(unsafe.Pointer(&second[0])),
-		(*C.float)(unsafe.Pointer(&d1[0])), (*C.float)(unsafe.Pointer(&d2[0])), pb)
+	var done C.int
+	var msg *C.char
+	if !m.Float32 {
+		msg = C.cm_nearest2_int8((*C.float)(unsafe.Pointer(&query[0])), C.int(nq),
+			(*C.float)(unsafe.Pointer(&train[0])), C.int(nt), C.int(dim),
+			(*C.int32_t)(unsafe.Pointer(&best[0])), (*C.int32_t)(unsafe.Pointer(&second[0])),
+			(*C.float)(unsafe.Pointer(&d1[0])), (*C.float)(unsafe.Pointer(&d2[0])), pb, int8Mode, &done)
+	}
+	if done == 0 && msg == nil {
+		msg = C.cm_nearest2((*C.float)(unsafe.Pointer(&query[0])), C.int(nq),
+			(*C.float)(unsafe.Pointer(&train[0])), C.int(nt), C.int(dim), C.int(m.Tile),
+			(*C.int32_t)(unsafe.Pointer(&best[0])), (*C.int32_t)(unsafe.Pointer(&second[0])),
+			(*C.float)(unsafe.Pointer(&d1[0])), (*C.float)(unsafe.Pointer(&d2[0])), pb)
+	}
 	if err := cError(msg); err != nil {
 		return nil, nil, err
 	}

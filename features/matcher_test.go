@@ -65,36 +65,71 @@ func TestBLASMatcherEqualsBruteForce(t *testing.T) {
 		{name: "near ties and duplicates", q: root[:60*DescSize], t: nearTies(r, root[:60*DescSize], 400, DescSize), dim: DescSize, tile: 16},
 		{name: "near ties as queries", q: nearTies(r, root[:60*DescSize], 400, DescSize), t: root[:60*DescSize], dim: DescSize, tile: 16},
 		{name: "integer duplicates", q: descriptors(r, 80, 4, "sift")[:80*4], t: nearTies(r, descriptors(r, 10, 4, "sift"), 90, 4), dim: 4},
+		// Past one block of query rows and one chunk of train rows.
+		{name: "rootsift many", q: descriptors(r, 700, DescSize, "root"), t: descriptors(r, 1300, DescSize, "root"), dim: DescSize},
+		{name: "sift many", q: descriptors(r, 90, DescSize, "sift"), t: descriptors(r, 1100, DescSize, "sift"), dim: DescSize},
+		{name: "near ties many", q: root[:100*DescSize], t: nearTies(r, root[:100*DescSize], 1500, DescSize), dim: DescSize},
+		{name: "sparse dim 20", q: sparse(r, descriptors(r, 300, 20, "uniform")), t: sparse(r, descriptors(r, 600, 20, "uniform")), dim: 20},
+		{name: "all zero", q: make([]float32, 40*DescSize), t: make([]float32, 600*DescSize), dim: DescSize},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			want, err := pairwise.BruteForce{}.Nearest2(c.q, c.t, c.dim)
-			if err != nil {
-				t.Fatal(err)
+		for _, k := range blasKernels {
+			t.Run(c.name+"/"+k.name, func(t *testing.T) {
+				int8Mode = k.mode
+				defer func() { int8Mode = 0 }()
+				checkBLASMatcher(t, BLASMatcher{Tile: c.tile, Float32: k.float32}, c.q, c.t, c.dim)
+			})
+		}
+	}
+}
+
+// blasKernels are the BLAS matcher's ways to its candidates: float32
+// products, and 8-bit ones with the best kernel and without AMX (each
+// falls back to the next where the processor lacks it).
+var blasKernels = []struct {
+	name    string
+	float32 bool
+	mode    _Ctype_int
+}{{"float32", true, 0}, {"int8", false, 0}, {"int8 no AMX", false, 1}}
+
+// sparse zeroes most values, so that many rows share distances.
+func sparse(r *rand.Rand, d []float32) []float32 {
+	for i := range d {
+		if r.IntN(4) > 0 {
+			d[i] = 0
+		}
+	}
+	return d
+}
+
+// checkBLASMatcher: m's answers in both directions are brute force's,
+// bit for bit.
+func checkBLASMatcher(t *testing.T, m BLASMatcher, q, tr []float32, dim int) {
+	t.Helper()
+	want, err := pairwise.BruteForce{}.Nearest2(q, tr, dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBack, _ := pairwise.BruteForce{}.Nearest2(tr, q, dim)
+	got, err := m.Nearest2(q, tr, dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got2, back, err := m.Nearest2Mutual(q, tr, dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		for _, g := range [][]pairwise.Neighbors{got, got2} {
+			if !sameNeighbors(g[i], want[i]) {
+				t.Fatalf("query %d: got %+v, brute force %+v", i, g[i], want[i])
 			}
-			wantBack, _ := pairwise.BruteForce{}.Nearest2(c.t, c.q, c.dim)
-			m := BLASMatcher{Tile: c.tile}
-			got, err := m.Nearest2(c.q, c.t, c.dim)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got2, back, err := m.Nearest2Mutual(c.q, c.t, c.dim)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range want {
-				for _, g := range [][]pairwise.Neighbors{got, got2} {
-					if !sameNeighbors(g[i], want[i]) {
-						t.Fatalf("query %d: got %+v, brute force %+v", i, g[i], want[i])
-					}
-				}
-			}
-			for j := range wantBack {
-				if back[j] != wantBack[j].Best {
-					t.Fatalf("train %d: nearest query %d, brute force %d", j, back[j], wantBack[j].Best)
-				}
-			}
-		})
+		}
+	}
+	for j := range wantBack {
+		if back[j] != wantBack[j].Best {
+			t.Fatalf("train %d: nearest query %d, brute force %d", j, back[j], wantBack[j].Best)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@
 #include <cblas.h>
 
 #include "nn.h"
+#include "nncommon.h"
 
 extern void openblas_set_num_threads(int);
 extern char *openblas_get_corename(void);
@@ -14,72 +15,6 @@ extern char *openblas_get_corename(void);
 void cm_blas_single_thread(void) { openblas_set_num_threads(1); }
 
 const char *cm_blas_corename(void) { return openblas_get_corename(); }
-
-static const char *nn_error(const char *msg) {
-	char *s = malloc(strlen(msg) + 1);
-	if (s) strcpy(s, msg);
-	return s;
-}
-
-// sqdist is pairwise.sqDist, operation for operation, so that the rescored
-// distances are bit-identical to the pure-Go reference.
-static float sqdist(const float *a, const float *b, int dim) {
-	float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-	int i = 0;
-	for (; i + 4 <= dim; i += 4) {
-		float e0 = a[i] - b[i], e1 = a[i + 1] - b[i + 1], e2 = a[i + 2] - b[i + 2],
-		      e3 = a[i + 3] - b[i + 3];
-		s0 += e0 * e0;
-		s1 += e1 * e1;
-		s2 += e2 * e2;
-		s3 += e3 * e3;
-	}
-	for (; i < dim; i++) {
-		float e = a[i] - b[i];
-		s0 += e * e;
-	}
-	return (s0 + s1) + (s2 + s3);
-}
-
-// One train row's candidates for its nearest query row: (query row, the
-// approximate value qn - 2 q·t) pairs with the value within the margin of
-// the running minimum.
-typedef struct {
-	int32_t *row;
-	float *val;
-	int n, cap;
-	float min;
-} column;
-
-// column_add appends (row, v); margin is the column's rescoring margin.
-static int column_add(column *c, int32_t row, float v, float margin) {
-	if (c->n == c->cap) {
-		// Drop what the running minimum has since ruled out, then grow.
-		int k = 0;
-		for (int i = 0; i < c->n; i++) {
-			if (c->val[i] <= c->min + margin) {
-				c->row[k] = c->row[i];
-				c->val[k] = c->val[i];
-				k++;
-			}
-		}
-		c->n = k;
-		if (c->n == c->cap) {
-			int cap = c->cap ? 2 * c->cap : 4;
-			int32_t *r = realloc(c->row, (size_t)cap * sizeof *r);
-			if (!r) return 0;
-			c->row = r;
-			float *w = realloc(c->val, (size_t)cap * sizeof *w);
-			if (!w) return 0;
-			c->val = w;
-			c->cap = cap;
-		}
-	}
-	c->row[c->n] = row;
-	c->val[c->n] = v;
-	c->n++;
-	return 1;
-}
 
 const char *cm_nearest2(const float *q, int nq, const float *t, int nt, int dim, int tile,
                         int32_t *best, int32_t *second, float *d1, float *d2, int32_t *back) {

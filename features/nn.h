@@ -23,6 +23,19 @@ extern "C" {
 const char *cm_nearest2(const float *q, int nq, const float *t, int nt, int dim, int tile,
                         int32_t *best, int32_t *second, float *d1, float *d2, int32_t *back);
 
+// cm_nearest2_int8 is cm_nearest2 with the candidates chosen from 8-bit
+// integer products (AMX or AVX-512 VNNI; mode as cm_int8_kernel takes it)
+// instead of sgemm: same answer, bit for bit. It applies when every value
+// is finite and non-negative (SIFT, RootSIFT) and dim·255² < 2^24;
+// otherwise, or without the instructions, it sets *done to 0 and computes
+// nothing.
+const char *cm_nearest2_int8(const float *q, int nq, const float *t, int nt, int dim, int32_t *best,
+                             int32_t *second, float *d1, float *d2, int32_t *back, int mode, int *done);
+
+// cm_int8_kernel_name names the kernel cm_nearest2_int8 uses in mode: "AMX",
+// "AVX-512 VNNI" or "" (none).
+const char *cm_int8_kernel_name(int mode);
+
 // cm_blas_single_thread asks OpenBLAS for one thread per call: clearmatch
 // runs pairs on its own workers.
 void cm_blas_single_thread(void);

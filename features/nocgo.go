@@ -19,6 +19,9 @@ const OpenCV = false
 // BLASCore is empty without OpenBLAS (cgo).
 func BLASCore() string { return "" }
 
+// MatcherProducts is empty without OpenBLAS (cgo).
+func MatcherProducts() string { return "" }
+
 // SetNumThreads does nothing without OpenCV.
 func SetNumThreads(int) {}
 

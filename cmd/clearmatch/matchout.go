@@ -10,6 +10,7 @@ import (
 	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -85,6 +86,7 @@ func (w *matchWriter) writeReport(total time.Duration) (map[string]float64, erro
 		rep.TimingSeconds[k] = v
 	}
 	rep.TimingSeconds["total"] = total.Seconds()
+	rep.Matcher = features.MatcherProducts()
 	var b bytes.Buffer
 	if err := export.WriteJSON(&b, rep); err != nil {
 		return nil, err

@@ -1,0 +1,434 @@
+// Exact two-nearest-neighbour search from 8-bit integer products (AVX-512
+// VNNI); see nn.h. The products only choose candidates: every train row that
+// the quantization and rounding bound cannot rule out is rescored with the
+// reference's float32 distance, so the answer is cm_nearest2's, bit for bit.
+#include <float.h>
+#include <immintrin.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn.h"
+#include "nncommon.h"
+#include "int8prod.h"
+
+#define AVX512 __attribute__((target("avx512f,avx512bw,fma")))
+
+// The products (int8prod.c) take query rows in multiples of ROWS and train
+// rows packed in blocks of BLOCK.
+enum { ROWS = CM_INT8_ROWS, NB = CM_INT8_BLOCK };
+
+// One side's 8-bit version: rows of dim4 bytes (dim rounded up to
+// CM_INT8_DEPTH, zero padded), the scale, and per row the exact norms of the row, of its
+// quantized value and of the difference.
+typedef struct {
+	uint8_t *u;    // round(x·scale), 0..255
+	double scale;  // 255 / the side's largest value
+	double *len;   // |x|
+	double *qlen;  // |round(x·scale)/scale|
+	double *rlen;  // |x - round(x·scale)/scale|
+	float *norm;   // |x|² as float, the reference's norm term
+	int32_t *sum;  // Σ round(x·scale), for the signed shift
+} quantized;
+
+static void quantized_free(quantized *s) {
+	free(s->u);
+	free(s->len);
+	free(s->qlen);
+	free(s->rlen);
+	free(s->norm);
+	free(s->sum);
+}
+
+// quantize fills s from n rows of x (rows padded to pad rows of zeros). It
+// returns 0 when the rows are not all finite and non-negative (the caller
+// then uses float32 products), -1 when out of memory.
+static int quantize(const float *x, int n, int pad, int dim, int dim4, quantized *s) {
+	double top = 0;
+	for (size_t k = 0; k < (size_t)n * dim; k++) {
+		if (!(x[k] >= 0 && x[k] <= FLT_MAX)) return 0;
+		if (x[k] > top) top = x[k];
+	}
+	s->scale = top > 0 ? 255.0 / top : 1;
+	s->u = calloc((size_t)pad * dim4, 1);
+	s->len = malloc((size_t)n * sizeof *s->len);
+	s->qlen = malloc((size_t)n * sizeof *s->qlen);
+	s->rlen = malloc((size_t)n * sizeof *s->rlen);
+	s->norm = malloc((size_t)n * sizeof *s->norm);
+	s->sum = malloc((size_t)n * sizeof *s->sum);
+	if (!s->u || !s->len || !s->qlen || !s->rlen || !s->norm || !s->sum) return -1;
+	for (int i = 0; i < n; i++) {
+		double l = 0, ql = 0, rl = 0;
+		int32_t sum = 0;
+		for (int k = 0; k < dim; k++) {
+			double v = x[(size_t)i * dim + k];
+			int q = (int)(v * s->scale + 0.5);
+			if (q > 255) q = 255;
+			s->u[(size_t)i * dim4 + k] = (uint8_t)q;
+			double back = q / s->scale;
+			l += v * v;
+			ql += back * back;
+			rl += (v - back) * (v - back);
+			sum += q;
+		}
+		s->norm[i] = (float)l;
+		s->len[i] = sqrt(l);
+		s->qlen[i] = sqrt(ql);
+		s->rlen[i] = sqrt(rl);
+		s->sum[i] = sum;
+	}
+	return 1;
+}
+
+// pack lays out the train side as int8prod.h describes: blocks of NB rows,
+// in each block for each group of 4 columns the NB rows' 4 bytes, shifted
+// by -128 into int8 (the instructions multiply unsigned by signed bytes).
+static int8_t *pack(const quantized *t, int ntpad, int dim4) {
+	int8_t *p = malloc((size_t)ntpad * dim4);
+	if (!p) return NULL;
+	for (int j = 0; j < ntpad; j++) {
+		int b = j / NB, l = j % NB;
+		for (int g = 0; g < dim4 / 4; g++) {
+			for (int k = 0; k < 4; k++) {
+				int v = (int)t->u[(size_t)j * dim4 + 4 * g + k] - 128;
+				p[(size_t)b * NB * dim4 + (size_t)g * 4 * NB + 4 * l + k] = (int8_t)v;
+			}
+		}
+	}
+	return p;
+}
+
+// Approximate value of one product: base + (p + off)·scale, the float path's
+// norm plus -2 q·t. Both passes over a row compute it the same way.
+AVX512 static inline __m512 approx16(const int32_t *p, __m512 base, __m512i off, __m512 scale, __mmask16 m) {
+	__m512i x = _mm512_add_epi32(_mm512_maskz_loadu_epi32(m, p), off);
+	return _mm512_fmadd_ps(_mm512_cvtepi32_ps(x), scale, base);
+}
+
+static inline __mmask16 tail_mask(int j, int nt) {
+	int left = nt - j;
+	return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
+}
+
+// lanes_top2 reduces per-lane smallest and second-smallest values to the
+// two smallest of all.
+static void lanes_top2(const float *a, const float *b, float *v1, float *v2) {
+	float best = INFINITY, next = INFINITY;
+	for (int l = 0; l < 16; l++) {
+		if (a[l] < best) {
+			next = best < next ? best : next;
+			best = a[l];
+		} else if (a[l] < next) {
+			next = a[l];
+		}
+		if (b[l] < next) next = b[l];
+	}
+	*v1 = best;
+	*v2 = next;
+}
+
+// top2 returns the two smallest approximate values of a product row.
+AVX512 static void top2(const int32_t *p, const float *tn, int nt, int32_t off, float scale, float *v1,
+                        float *v2) {
+	__m512 m1 = _mm512_set1_ps(INFINITY), m2 = m1;
+	__m512i o = _mm512_set1_epi32(off);
+	__m512 s = _mm512_set1_ps(scale);
+	for (int j = 0; j < nt; j += 16) {
+		__mmask16 m = tail_mask(j, nt);
+		__m512 b = _mm512_mask_loadu_ps(_mm512_set1_ps(INFINITY), m, tn + j);
+		__m512 v = approx16(p + j, b, o, s, m);
+		m2 = _mm512_min_ps(m2, _mm512_max_ps(m1, v));
+		m1 = _mm512_min_ps(m1, v);
+	}
+	float a[16], b[16];
+	_mm512_storeu_ps(a, m1);
+	_mm512_storeu_ps(b, m2);
+	lanes_top2(a, b, v1, v2);
+}
+
+// A pass's findings over one row chunk.
+typedef struct {
+	float v1, v2;   // the chunk's two smallest row values
+	int nrow, ncol; // entries of row and col
+	int32_t *row;   // columns whose row value (base tn) is at most thr
+	int32_t *col;   // columns whose column value (base qn) is at most cthr
+} pass_hits;
+
+// pass makes one pass over a product row chunk of n columns for both
+// directions: the row values (tn[j] + product) and, when cthr is not NULL,
+// the column values (qn + product), each as approx16 computes it.
+AVX512 static void pass(const int32_t *p, const float *tn, int n, int32_t off, float scale, float thr,
+                        float qn, const float *cthr, pass_hits *h) {
+	__m512 m1 = _mm512_set1_ps(INFINITY), m2 = m1;
+	__m512i o = _mm512_set1_epi32(off);
+	__m512 s = _mm512_set1_ps(scale), t = _mm512_set1_ps(thr), q = _mm512_set1_ps(qn);
+	h->nrow = h->ncol = 0;
+	for (int j = 0; j < n; j += 16) {
+		__mmask16 m = tail_mask(j, n);
+		__m512 x = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_maskz_loadu_epi32(m, p + j), o));
+		__m512 v = _mm512_fmadd_ps(x, s, _mm512_mask_loadu_ps(_mm512_set1_ps(INFINITY), m, tn + j));
+		m2 = _mm512_min_ps(m2, _mm512_max_ps(m1, v));
+		m1 = _mm512_min_ps(m1, v);
+		unsigned hit = _mm512_mask_cmp_ps_mask(m, v, t, _CMP_LE_OQ);
+		for (; hit; hit &= hit - 1) h->row[h->nrow++] = j + __builtin_ctz(hit);
+		if (!cthr) continue;
+		__m512 c = _mm512_fmadd_ps(x, s, q);
+		hit = _mm512_mask_cmp_ps_mask(m, c, _mm512_maskz_loadu_ps(m, cthr + j), _CMP_LE_OQ);
+		for (; hit; hit &= hit - 1) h->col[h->ncol++] = j + __builtin_ctz(hit);
+	}
+	float a[16], b[16];
+	_mm512_storeu_ps(a, m1);
+	_mm512_storeu_ps(b, m2);
+	lanes_top2(a, b, &h->v1, &h->v2);
+}
+
+// value is one product's approximate value, as approx16 computes it.
+AVX512 static float value(int32_t p, float base, int32_t off, float scale) {
+	__m128 x = _mm_set_ss((float)(p + off));
+	return _mm_cvtss_f32(_mm_fmadd_ss(x, _mm_set_ss(scale), _mm_set_ss(base)));
+}
+
+// One search's shared state: both sides quantized, the packed train rows,
+// the error-bound terms, and for the mutual search the per-train-row
+// candidate lists of cm_nearest2.
+typedef struct {
+	const float *q, *t;
+	int nq, nt, dim, depth, ntpad, kernel;
+	quantized qs, ts;
+	int8_t *tp;
+	float scale; // -2/(sq·st): the approximate value is base + (Q·T)·scale
+	double c, grow, tmax, rtmax;
+	column *cols; // mutual only
+	float *cmargin, *cthr;
+} search;
+
+// Columns of products per chunk: a chunk of ROWS rows stays in the L2 cache
+// while every pass over it runs.
+enum { CHUNK = 512 };
+
+// row_margin is the query row's rescoring margin (twice its error bound).
+// A row's approximate value differs from the reference's distance (less
+// the query's norm) by the float rounding that cm_nearest2 bounds with c,
+// plus twice the quantization error of the dot product:
+// |q·t - q'·t'| ≤ |q-q'||t| + |q'||t-t'| (Cauchy-Schwarz), with q' and t'
+// the dequantized rows; the integer product is exact. Bounds are inflated
+// by 2^-20 against the rounding of their own double arithmetic.
+static double row_margin(const search *s, int i) {
+	const quantized *qs = &s->qs;
+	double e = s->c * (qs->len[i] + s->tmax) * (qs->len[i] + s->tmax) +
+	           2 * (qs->rlen[i] * s->tmax + qs->qlen[i] * s->rtmax) * s->grow;
+	return 2 * e * s->grow;
+}
+
+// column_margins sets each train row's margin for the mutual search, the
+// same bound with the query side's largest terms.
+static void column_margins(search *s) {
+	double qmax = 0, rqmax = 0, qqmax = 0;
+	for (int i = 0; i < s->nq; i++) {
+		if (s->qs.len[i] > qmax) qmax = s->qs.len[i];
+		if (s->qs.rlen[i] > rqmax) rqmax = s->qs.rlen[i];
+		if (s->qs.qlen[i] > qqmax) qqmax = s->qs.qlen[i];
+	}
+	for (int j = 0; j < s->nt; j++) {
+		double l = s->ts.len[j];
+		double e = s->c * (qmax + l) * (qmax + l) + 2 * (rqmax * l + qqmax * s->ts.rlen[j]) * s->grow;
+		s->cols[j].min = INFINITY;
+		s->cmargin[j] = (float)(2 * e * s->grow);
+		s->cthr[j] = INFINITY;
+	}
+}
+
+// merge2 lowers the two smallest values v[0] ≤ v[1] by a and b.
+static void merge2(float *v, float a, float b) {
+	float x[4] = {v[0], v[1], a, b};
+	v[0] = v[1] = INFINITY;
+	for (int k = 0; k < 4; k++) {
+		if (x[k] < v[0]) {
+			v[1] = v[0];
+			v[0] = x[k];
+		} else if (x[k] < v[1]) {
+			v[1] = x[k];
+		}
+	}
+}
+
+// scan_chunk takes query row i's products with train rows j0..j0+n-1 in one
+// pass: it lowers the row's two smallest values (v[0], v[1]), keeps in
+// cand the train rows within the margin of the second so far, and in the
+// mutual search offers the row to the lists of the train rows it may be
+// nearest to (the column thresholds, as in cm_nearest2). The first chunk
+// first sets the second so far, so that not all of it is kept.
+static int scan_chunk(search *s, int i, const int32_t *row, int j0, int n, float *v, float margin,
+                      column *cand, pass_hits *h) {
+	int32_t off = 128 * s->qs.sum[i];
+	const float *tn = s->ts.norm + j0;
+	float qn = s->qs.norm[i];
+	int first = v[1] == INFINITY && s->nt > 1;
+	if (first) {
+		float a, b;
+		top2(row, tn, n, off, s->scale, &a, &b);
+		merge2(v, a, b);
+	}
+	float thr = s->nt == 1 ? INFINITY : (float)((double)v[1] + margin);
+	pass(row, tn, n, off, s->scale, thr, qn, s->cols ? s->cthr + j0 : NULL, h);
+	if (!first) merge2(v, h->v1, h->v2);
+	cand->min = s->nt == 1 ? INFINITY : v[1];
+	for (int k = 0; k < h->nrow; k++) {
+		int j = h->row[k];
+		if (!column_add(cand, j0 + j, value(row[j], tn[j], off, s->scale), margin)) return 0;
+	}
+	for (int k = 0; k < h->ncol; k++) {
+		int j = j0 + h->col[k];
+		float val = value(row[h->col[k]], qn, off, s->scale);
+		column *cj = &s->cols[j];
+		if (val < cj->min) {
+			cj->min = val;
+			s->cthr[j] = val + s->cmargin[j];
+		}
+		if (!column_add(cj, i, val, s->cmargin[j])) return 0;
+	}
+	return 1;
+}
+
+// rescore gives query row i its two nearest train rows among the
+// candidates within the margin of the final second value, in train order
+// (so the lower index wins a tie, as in the reference).
+static void rescore(const search *s, int i, const column *cand, float margin, int32_t *best,
+                    int32_t *second, float *d1, float *d2) {
+	float thr = (float)((double)cand->min + margin);
+	int32_t b1 = -1, b2 = -1;
+	float e1 = INFINITY, e2 = INFINITY;
+	const float *qi = s->q + (size_t)i * s->dim;
+	for (int k = 0; k < cand->n; k++) {
+		if (!(cand->val[k] <= thr)) continue;
+		int j = cand->row[k];
+		float d = sqdist(qi, s->t + (size_t)j * s->dim, s->dim);
+		if (d < e1) {
+			b2 = b1;
+			e2 = e1;
+			b1 = j;
+			e1 = d;
+		} else if (d < e2) {
+			b2 = j;
+			e2 = d;
+		}
+	}
+	best[i] = b1;
+	second[i] = b2;
+	d1[i] = e1;
+	d2[i] = e2;
+}
+
+// nearest_back sets back[j], train row j's nearest query row, from its
+// candidate list.
+static void nearest_back(const search *s, int32_t *back) {
+	for (int j = 0; j < s->nt; j++) {
+		const column *cj = &s->cols[j];
+		int32_t b = -1;
+		float eb = INFINITY;
+		for (int k = 0; k < cj->n; k++) {
+			if (!(cj->val[k] <= cj->min + s->cmargin[j])) continue;
+			float d = sqdist(s->t + (size_t)j * s->dim, s->q + (size_t)cj->row[k] * s->dim, s->dim);
+			if (d < eb || (d == eb && cj->row[k] < b)) {
+				b = cj->row[k];
+				eb = d;
+			}
+		}
+		back[j] = b;
+	}
+}
+
+// rows runs the ROWS query rows from r0: products chunk by chunk, each
+// chunk scanned while it is in cache, then the candidates rescored.
+static int rows(search *s, int r0, int32_t *prod, column *cand, pass_hits *hits, int32_t *best,
+                int32_t *second, float *d1, float *d2) {
+	int m = s->nq - r0 < ROWS ? s->nq - r0 : ROWS;
+	float v[ROWS][2];
+	float margin[ROWS];
+	for (int r = 0; r < m; r++) {
+		v[r][0] = v[r][1] = INFINITY;
+		cand[r].n = 0;
+		margin[r] = (float)row_margin(s, r0 + r);
+	}
+	for (int j0 = 0; j0 < s->ntpad; j0 += CHUNK) {
+		int w = s->ntpad - j0 < CHUNK ? s->ntpad - j0 : CHUNK;
+		int n = s->nt - j0 < w ? s->nt - j0 : w;
+		cm_int8_products(s->kernel, s->qs.u + (size_t)r0 * s->depth, ROWS, s->depth,
+		                 s->tp + (size_t)j0 * s->depth, w, prod);
+		for (int r = 0; r < m; r++) {
+			if (!scan_chunk(s, r0 + r, prod + (size_t)r * w, j0, n, v[r], margin[r], &cand[r], hits)) return 0;
+		}
+	}
+	for (int r = 0; r < m; r++) rescore(s, r0 + r, &cand[r], margin[r], best, second, d1, d2);
+	return 1;
+}
+
+static void search_free(search *s) {
+	if (s->cols) {
+		for (int j = 0; j < s->nt; j++) {
+			free(s->cols[j].row);
+			free(s->cols[j].val);
+		}
+	}
+	free(s->cols);
+	free(s->cmargin);
+	free(s->cthr);
+	free(s->tp);
+	quantized_free(&s->qs);
+	quantized_free(&s->ts);
+}
+
+// search_init quantizes and packs; it returns 1, 0 when the rows do not
+// suit 8-bit products, -1 when out of memory.
+static int search_init(search *s, int mutual) {
+	int nqpad = (s->nq + ROWS - 1) / ROWS * ROWS;
+	s->depth = (s->dim + CM_INT8_DEPTH - 1) / CM_INT8_DEPTH * CM_INT8_DEPTH;
+	s->ntpad = (s->nt + 2 * NB - 1) / (2 * NB) * (2 * NB);
+	int ok = quantize(s->q, s->nq, nqpad, s->dim, s->depth, &s->qs);
+	if (ok > 0) ok = quantize(s->t, s->nt, s->ntpad, s->dim, s->depth, &s->ts);
+	if (ok <= 0) return ok;
+	s->tp = pack(&s->ts, s->ntpad, s->depth);
+	if (mutual) {
+		s->cols = calloc((size_t)s->nt, sizeof *s->cols);
+		s->cmargin = malloc((size_t)s->nt * sizeof *s->cmargin);
+		s->cthr = malloc((size_t)s->nt * sizeof *s->cthr);
+	}
+	if (!s->tp || (mutual && (!s->cols || !s->cmargin || !s->cthr))) return -1;
+	s->c = 4.0 * (s->dim + 8) * ldexp(1.0, -24);
+	s->grow = 1 + ldexp(1.0, -20);
+	for (int j = 0; j < s->nt; j++) {
+		if (s->ts.len[j] > s->tmax) s->tmax = s->ts.len[j];
+		if (s->ts.rlen[j] > s->rtmax) s->rtmax = s->ts.rlen[j];
+	}
+	// Q·T = Q·(T-128) + 128 ΣQ, the shift scan_chunk adds back.
+	s->scale = (float)(-2.0 / (s->qs.scale * s->ts.scale));
+	if (mutual) column_margins(s);
+	return 1;
+}
+
+const char *cm_nearest2_int8(const float *q, int nq, const float *t, int nt, int dim, int32_t *best,
+                             int32_t *second, float *d1, float *d2, int32_t *back, int mode, int *done) {
+	*done = 0;
+	search s = {.q = q, .t = t, .nq = nq, .nt = nt, .dim = dim, .kernel = cm_int8_kernel(mode)};
+	// The integer sum of dim products of 255² must stay exact in int32
+	// and in float32 (2^24).
+	if (s.kernel == CM_INT8_NONE || nq <= 0 || nt <= 0 || dim <= 0 || (double)dim * 255 * 255 >= 16777216.0)
+		return NULL;
+	int32_t *prod = malloc((size_t)ROWS * CHUNK * sizeof *prod);
+	pass_hits hits = {.row = malloc(CHUNK * sizeof(int32_t)), .col = malloc(CHUNK * sizeof(int32_t))};
+	column *cand = calloc(ROWS, sizeof *cand);
+	int ok = prod && hits.row && hits.col && cand ? search_init(&s, back != NULL) : -1;
+	for (int r0 = 0; ok > 0 && r0 < nq; r0 += ROWS) ok = rows(&s, r0, prod, cand, &hits, best, second, d1, d2);
+	if (ok > 0 && back) nearest_back(&s, back);
+	for (int r = 0; cand && r < ROWS; r++) {
+		free(cand[r].row);
+		free(cand[r].val);
+	}
+	free(cand);
+	free(hits.row);
+	free(hits.col);
+	free(prod);
+	search_free(&s);
+	*done = ok > 0;
+	return ok < 0 ? nn_error("cm_nearest2: out of memory") : NULL;
+}
