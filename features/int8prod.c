@@ -81,16 +81,13 @@ static void vnni_products(const uint8_t *q, int m, int depth, const int8_t *tp, 
 }
 
 // The tile configuration (palette 1): every tile 16 rows of 64 bytes.
-// Tiles 0-3 accumulate a 32 × 32 block of products, 4-5 hold 16 query
-// rows × 64 depth each, 6-7 16 train rows' 64 depth in the packed order,
-// which is the layout TDPBUSD takes for its second operand.
 typedef struct {
 	uint8_t palette, start_row, reserved[14];
 	uint16_t colsb[16];
 	uint8_t rows[16];
 } __attribute__((packed)) tile_config;
 
-AMX static void amx_products(const uint8_t *q, int m, int depth, const int8_t *tp, int ntpad, int32_t *prod) {
+AMX static void amx_config(void) {
 	tile_config cfg;
 	memset(&cfg, 0, sizeof cfg);
 	cfg.palette = 1;
@@ -99,6 +96,47 @@ AMX static void amx_products(const uint8_t *q, int m, int depth, const int8_t *t
 		cfg.colsb[i] = 64;
 	}
 	_tile_loadconfig(&cfg);
+}
+
+// amx_products128 is amx_products for depth 128 (SIFT's): tiles 4-7 hold
+// 32 query rows' two halves for the whole call, so that each block of 16
+// train rows costs two loads (tiles 2-3, TDPBUSD's packed second operand)
+// and two stores of 16 × 16 products (tiles 0-1).
+AMX static void amx_products128(const uint8_t *q, int m, const int8_t *tp, int ntpad, int32_t *prod) {
+	size_t ld = (size_t)ntpad * sizeof *prod;
+	for (int r = 0; r < m; r += 32) {
+		const uint8_t *a = q + (size_t)r * 128;
+		_tile_loadd(4, a, 128);
+		_tile_loadd(5, a + 64, 128);
+		_tile_loadd(6, a + 16 * 128, 128);
+		_tile_loadd(7, a + 16 * 128 + 64, 128);
+		for (int jb = 0; jb < ntpad; jb += NB) {
+			const int8_t *b = tp + (size_t)jb * 128;
+			_tile_loadd(2, b, 64);
+			_tile_loadd(3, b + 64 * NB, 64);
+			_tile_zero(0);
+			_tile_zero(1);
+			_tile_dpbusd(0, 4, 2);
+			_tile_dpbusd(1, 6, 2);
+			_tile_dpbusd(0, 5, 3);
+			_tile_dpbusd(1, 7, 3);
+			int32_t *c = prod + (size_t)r * ntpad + jb;
+			_tile_stored(0, c, ld);
+			_tile_stored(1, c + (size_t)16 * ntpad, ld);
+		}
+	}
+}
+
+// amx_products, any depth: tiles 0-3 accumulate a 32 × 32 block of
+// products, 4-5 hold 16 query rows × 64 depth each, 6-7 16 train rows' 64
+// depth in the packed order.
+AMX static void amx_products(const uint8_t *q, int m, int depth, const int8_t *tp, int ntpad, int32_t *prod) {
+	amx_config();
+	if (depth == 128) {
+		amx_products128(q, m, tp, ntpad, prod);
+		_tile_release();
+		return;
+	}
 	size_t ld = (size_t)ntpad * sizeof *prod;
 	for (int jb = 0; jb < ntpad; jb += 2 * NB) {
 		const int8_t *b0 = tp + (size_t)jb * depth, *b1 = b0 + (size_t)NB * depth;

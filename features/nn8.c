@@ -14,9 +14,9 @@
 
 #define AVX512 __attribute__((target("avx512f,avx512bw,fma")))
 
-// The products (int8prod.c) take query rows in multiples of ROWS and train
-// rows packed in blocks of BLOCK.
-enum { ROWS = CM_INT8_ROWS, NB = CM_INT8_BLOCK };
+// Query rows go to the products (int8prod.c) ROWS at a time (a multiple of
+// CM_INT8_ROWS); train rows are packed in blocks of NB.
+enum { ROWS = 4 * CM_INT8_ROWS, NB = CM_INT8_BLOCK };
 
 // One side's 8-bit version: rows of dim4 bytes (dim rounded up to
 // CM_INT8_DEPTH, zero padded), the scale, and per row the exact norms of the row, of its
@@ -127,39 +127,49 @@ static void lanes_top2(const float *a, const float *b, float *v1, float *v2) {
 	*v2 = next;
 }
 
-// top2 returns the two smallest approximate values of a product row.
-AVX512 static void top2(const int32_t *p, const float *tn, int nt, int32_t off, float scale, float *v1,
-                        float *v2) {
+// A query row's running two smallest values, per lane (column mod 16):
+// the second smallest of all is at most every lane's second.
+typedef struct {
+	float m1[16], m2[16];
+} lanes;
+
+// lanes_seed sets st from the first chunk of a product row.
+AVX512 static void lanes_seed(const int32_t *p, const float *tn, int n, int32_t off, float scale, lanes *st) {
 	__m512 m1 = _mm512_set1_ps(INFINITY), m2 = m1;
 	__m512i o = _mm512_set1_epi32(off);
 	__m512 s = _mm512_set1_ps(scale);
-	for (int j = 0; j < nt; j += 16) {
-		__mmask16 m = tail_mask(j, nt);
+	for (int j = 0; j < n; j += 16) {
+		__mmask16 m = tail_mask(j, n);
 		__m512 b = _mm512_mask_loadu_ps(_mm512_set1_ps(INFINITY), m, tn + j);
 		__m512 v = approx16(p + j, b, o, s, m);
 		m2 = _mm512_min_ps(m2, _mm512_max_ps(m1, v));
 		m1 = _mm512_min_ps(m1, v);
 	}
-	float a[16], b[16];
-	_mm512_storeu_ps(a, m1);
-	_mm512_storeu_ps(b, m2);
-	lanes_top2(a, b, v1, v2);
+	_mm512_storeu_ps(st->m1, m1);
+	_mm512_storeu_ps(st->m2, m2);
 }
+
+// lanes_bound is an upper bound of the second smallest value so far.
+AVX512 static float lanes_bound(const lanes *st) { return _mm512_reduce_min_ps(_mm512_loadu_ps(st->m2)); }
 
 // A pass's findings over one row chunk.
 typedef struct {
-	float v1, v2;   // the chunk's two smallest row values
 	int nrow, ncol; // entries of row and col
 	int32_t *row;   // columns whose row value (base tn) is at most thr
 	int32_t *col;   // columns whose column value (base qn) is at most cthr
 } pass_hits;
 
 // pass makes one pass over a product row chunk of n columns for both
-// directions: the row values (tn[j] + product) and, when cthr is not NULL,
-// the column values (qn + product), each as approx16 computes it.
+// directions: the row values (tn[j] + product), which also lower st unless
+// it is NULL, and, when cthr is not NULL, the column values (qn +
+// product), each as approx16 computes it.
 AVX512 static void pass(const int32_t *p, const float *tn, int n, int32_t off, float scale, float thr,
-                        float qn, const float *cthr, pass_hits *h) {
+                        float qn, const float *cthr, lanes *st, pass_hits *h) {
 	__m512 m1 = _mm512_set1_ps(INFINITY), m2 = m1;
+	if (st) {
+		m1 = _mm512_loadu_ps(st->m1);
+		m2 = _mm512_loadu_ps(st->m2);
+	}
 	__m512i o = _mm512_set1_epi32(off);
 	__m512 s = _mm512_set1_ps(scale), t = _mm512_set1_ps(thr), q = _mm512_set1_ps(qn);
 	h->nrow = h->ncol = 0;
@@ -176,10 +186,10 @@ AVX512 static void pass(const int32_t *p, const float *tn, int n, int32_t off, f
 		hit = _mm512_mask_cmp_ps_mask(m, c, _mm512_maskz_loadu_ps(m, cthr + j), _CMP_LE_OQ);
 		for (; hit; hit &= hit - 1) h->col[h->ncol++] = j + __builtin_ctz(hit);
 	}
-	float a[16], b[16];
-	_mm512_storeu_ps(a, m1);
-	_mm512_storeu_ps(b, m2);
-	lanes_top2(a, b, &h->v1, &h->v2);
+	if (st) {
+		_mm512_storeu_ps(st->m1, m1);
+		_mm512_storeu_ps(st->m2, m2);
+	}
 }
 
 // value is one product's approximate value, as approx16 computes it.
@@ -202,9 +212,11 @@ typedef struct {
 	float *cmargin, *cthr;
 } search;
 
-// Columns of products per chunk: a chunk of ROWS rows stays in the L2 cache
-// while every pass over it runs.
-enum { CHUNK = 512 };
+// Columns of products per chunk: ROWS × CHUNK products (64 KiB) stay in
+// cache while they are scanned, and AMX reuses each train tile for ROWS
+// query rows. Of 32, 64 and 128 rows × 128 to 512 columns, 128 × 128 was
+// the fastest on BenchmarkMatcher (AMX).
+enum { CHUNK = 128 };
 
 // row_margin is the query row's rescoring margin (twice its error bound).
 // A row's approximate value differs from the reference's distance (less
@@ -238,41 +250,25 @@ static void column_margins(search *s) {
 	}
 }
 
-// merge2 lowers the two smallest values v[0] ≤ v[1] by a and b.
-static void merge2(float *v, float a, float b) {
-	float x[4] = {v[0], v[1], a, b};
-	v[0] = v[1] = INFINITY;
-	for (int k = 0; k < 4; k++) {
-		if (x[k] < v[0]) {
-			v[1] = v[0];
-			v[0] = x[k];
-		} else if (x[k] < v[1]) {
-			v[1] = x[k];
-		}
-	}
-}
-
 // scan_chunk takes query row i's products with train rows j0..j0+n-1 in one
-// pass: it lowers the row's two smallest values (v[0], v[1]), keeps in
-// cand the train rows within the margin of the second so far, and in the
-// mutual search offers the row to the lists of the train rows it may be
-// nearest to (the column thresholds, as in cm_nearest2). The first chunk
-// first sets the second so far, so that not all of it is kept.
-static int scan_chunk(search *s, int i, const int32_t *row, int j0, int n, float *v, float margin,
+// pass: it lowers the row's running values st, keeps in cand the train
+// rows within the margin of their bound, and in the mutual search offers
+// the row to the lists of the train rows it may be nearest to (the column
+// thresholds, as in cm_nearest2). A row's first chunk (seeded 0) first
+// seeds st, so that not all of it is kept.
+static int scan_chunk(search *s, int i, const int32_t *row, int j0, int n, lanes *st, int *seeded, float margin,
                       column *cand, pass_hits *h) {
 	int32_t off = 128 * s->qs.sum[i];
 	const float *tn = s->ts.norm + j0;
 	float qn = s->qs.norm[i];
-	int first = v[1] == INFINITY && s->nt > 1;
+	int first = !*seeded;
 	if (first) {
-		float a, b;
-		top2(row, tn, n, off, s->scale, &a, &b);
-		merge2(v, a, b);
+		lanes_seed(row, tn, n, off, s->scale, st);
+		*seeded = 1;
 	}
-	float thr = s->nt == 1 ? INFINITY : (float)((double)v[1] + margin);
-	pass(row, tn, n, off, s->scale, thr, qn, s->cols ? s->cthr + j0 : NULL, h);
-	if (!first) merge2(v, h->v1, h->v2);
-	cand->min = s->nt == 1 ? INFINITY : v[1];
+	float thr = s->nt == 1 ? INFINITY : (float)((double)lanes_bound(st) + margin);
+	pass(row, tn, n, off, s->scale, thr, qn, s->cols ? s->cthr + j0 : NULL, first ? NULL : st, h);
+	cand->min = s->nt == 1 ? INFINITY : lanes_bound(st);
 	for (int k = 0; k < h->nrow; k++) {
 		int j = h->row[k];
 		if (!column_add(cand, j0 + j, value(row[j], tn[j], off, s->scale), margin)) return 0;
@@ -293,9 +289,11 @@ static int scan_chunk(search *s, int i, const int32_t *row, int j0, int n, float
 // rescore gives query row i its two nearest train rows among the
 // candidates within the margin of the final second value, in train order
 // (so the lower index wins a tie, as in the reference).
-static void rescore(const search *s, int i, const column *cand, float margin, int32_t *best,
+static void rescore(const search *s, int i, const lanes *st, const column *cand, float margin, int32_t *best,
                     int32_t *second, float *d1, float *d2) {
-	float thr = (float)((double)cand->min + margin);
+	float v1, v2;
+	lanes_top2(st->m1, st->m2, &v1, &v2);
+	float thr = s->nt == 1 ? INFINITY : (float)((double)v2 + margin);
 	int32_t b1 = -1, b2 = -1;
 	float e1 = INFINITY, e2 = INFINITY;
 	const float *qi = s->q + (size_t)i * s->dim;
@@ -343,10 +341,11 @@ static void nearest_back(const search *s, int32_t *back) {
 static int rows(search *s, int r0, int32_t *prod, column *cand, pass_hits *hits, int32_t *best,
                 int32_t *second, float *d1, float *d2) {
 	int m = s->nq - r0 < ROWS ? s->nq - r0 : ROWS;
-	float v[ROWS][2];
+	lanes st[ROWS];
+	int seeded[ROWS];
 	float margin[ROWS];
 	for (int r = 0; r < m; r++) {
-		v[r][0] = v[r][1] = INFINITY;
+		seeded[r] = 0;
 		cand[r].n = 0;
 		margin[r] = (float)row_margin(s, r0 + r);
 	}
@@ -356,10 +355,11 @@ static int rows(search *s, int r0, int32_t *prod, column *cand, pass_hits *hits,
 		cm_int8_products(s->kernel, s->qs.u + (size_t)r0 * s->depth, ROWS, s->depth,
 		                 s->tp + (size_t)j0 * s->depth, w, prod);
 		for (int r = 0; r < m; r++) {
-			if (!scan_chunk(s, r0 + r, prod + (size_t)r * w, j0, n, v[r], margin[r], &cand[r], hits)) return 0;
+			if (!scan_chunk(s, r0 + r, prod + (size_t)r * w, j0, n, &st[r], &seeded[r], margin[r], &cand[r], hits))
+				return 0;
 		}
 	}
-	for (int r = 0; r < m; r++) rescore(s, r0 + r, &cand[r], margin[r], best, second, d1, d2);
+	for (int r = 0; r < m; r++) rescore(s, r0 + r, &st[r], &cand[r], margin[r], best, second, d1, d2);
 	return 1;
 }
 
