@@ -278,39 +278,7 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		if inorm == 0 {
 			return 0, 0, 0, ErrDiverged
 		}
-		// Hessian JᵀJ of the zero-mean Jacobian and the projections of the
-		// image and template on it.
-		var jm [6]float64
-		for k := range jac {
-			for a := 0; a < 6; a++ {
-				jm[a] += jac[k][a]
-			}
-		}
-		for a := range jm {
-			jm[a] /= float64(N)
-		}
-		var H [6][6]float64
-		var pi, pt [6]float64
-		var corr float64
-		for k := range jac {
-			var j [6]float64
-			for a := 0; a < 6; a++ {
-				j[a] = jac[k][a] - jm[a]
-			}
-			for a := 0; a < 6; a++ {
-				for b := a; b < 6; b++ {
-					H[a][b] += j[a] * j[b]
-				}
-				pi[a] += j[a] * iw[k]
-				pt[a] += j[a] * tz[k]
-			}
-			corr += tz[k] * iw[k]
-		}
-		for a := 0; a < 6; a++ {
-			for b := 0; b < a; b++ {
-				H[a][b] = H[b][a]
-			}
-		}
+		H, pi, pt, corr := normalEquations(jac, iw, tz)
 		last, rho = rho, corr/(inorm*tn)
 		if math.IsNaN(rho) {
 			return 0, 0, 0, ErrDiverged
@@ -357,6 +325,79 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		return x, y, cc, ErrFar
 	}
 	return x, y, cc, nil
+}
+
+// normalEquations returns the Hessian JᵀJ of the zero-mean Jacobian, the
+// projections of the image and template on it, and their correlation.
+// Each sum runs over the pixels in order in its own scalar, so the
+// compiler keeps the sums in registers (arrays would be stored back at
+// every pixel); the arithmetic is the plain loops', term for term.
+func normalEquations(jac [][6]float64, iw, tz []float64) (H [6][6]float64, pi, pt [6]float64, corr float64) {
+	var jm [6]float64
+	for k := range jac {
+		for a := 0; a < 6; a++ {
+			jm[a] += jac[k][a]
+		}
+	}
+	for a := range jm {
+		jm[a] /= float64(len(jac))
+	}
+	var h00, h01, h02, h03, h04, h05, h11, h12, h13, h14, h15 float64
+	var h22, h23, h24, h25, h33, h34, h35, h44, h45, h55 float64
+	for k := range jac {
+		jk := &jac[k]
+		j0, j1, j2, j3, j4, j5 := jk[0]-jm[0], jk[1]-jm[1], jk[2]-jm[2], jk[3]-jm[3], jk[4]-jm[4], jk[5]-jm[5]
+		h00 += j0 * j0
+		h01 += j0 * j1
+		h02 += j0 * j2
+		h03 += j0 * j3
+		h04 += j0 * j4
+		h05 += j0 * j5
+		h11 += j1 * j1
+		h12 += j1 * j2
+		h13 += j1 * j3
+		h14 += j1 * j4
+		h15 += j1 * j5
+		h22 += j2 * j2
+		h23 += j2 * j3
+		h24 += j2 * j4
+		h25 += j2 * j5
+		h33 += j3 * j3
+		h34 += j3 * j4
+		h35 += j3 * j5
+		h44 += j4 * j4
+		h45 += j4 * j5
+		h55 += j5 * j5
+	}
+	var pi0, pi1, pi2, pi3, pi4, pi5, pt0, pt1, pt2, pt3, pt4, pt5 float64
+	iw, tz = iw[:len(jac)], tz[:len(jac)]
+	for k := range jac {
+		jk := &jac[k]
+		j0, j1, j2, j3, j4, j5 := jk[0]-jm[0], jk[1]-jm[1], jk[2]-jm[2], jk[3]-jm[3], jk[4]-jm[4], jk[5]-jm[5]
+		i, t := iw[k], tz[k]
+		pi0 += j0 * i
+		pi1 += j1 * i
+		pi2 += j2 * i
+		pi3 += j3 * i
+		pi4 += j4 * i
+		pi5 += j5 * i
+		pt0 += j0 * t
+		pt1 += j1 * t
+		pt2 += j2 * t
+		pt3 += j3 * t
+		pt4 += j4 * t
+		pt5 += j5 * t
+		corr += t * i
+	}
+	H = [6][6]float64{
+		{h00, h01, h02, h03, h04, h05},
+		{h01, h11, h12, h13, h14, h15},
+		{h02, h12, h22, h23, h24, h25},
+		{h03, h13, h23, h33, h34, h35},
+		{h04, h14, h24, h34, h44, h45},
+		{h05, h15, h25, h35, h45, h55},
+	}
+	return H, [6]float64{pi0, pi1, pi2, pi3, pi4, pi5}, [6]float64{pt0, pt1, pt2, pt3, pt4, pt5}, corr
 }
 
 func dot6(a, b [6]float64) float64 {

@@ -220,3 +220,26 @@ func TestTracks(t *testing.T) {
 		t.Errorf("failed load: %v, want %v", err, bad)
 	}
 }
+
+// BenchmarkAlign: one patch alignment, the refine stage's inner step, from
+// 0.5 px off on a sheared, rotated view.
+func BenchmarkAlign(b *testing.B) {
+	ident := func(x, y float64) (float64, float64) { return x, y }
+	ref := NewImage(texture(200, 200, 7, ident))
+	a := [4]float64{1.1, 0.15, -0.05, 0.92}
+	im := NewImage(texture(200, 200, 7, func(x, y float64) (float64, float64) {
+		x, y = x-100, y-100
+		return a[0]*x + a[1]*y + 100.3, a[2]*x + a[3]*y + 100.3
+	}))
+	tp, err := NewTemplate(ref, Frame{X: 100, Y: 100, Scale: 3}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ai := inv2(a)
+	px, py := ai[0]*(-0.3)+ai[1]*(-0.3)+100, ai[2]*(-0.3)+ai[3]*(-0.3)+100
+	for i := 0; i < b.N; i++ {
+		if _, _, _, err := tp.Align(im, Frame{X: px + 0.5, Y: py - 0.25, Scale: 3}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
