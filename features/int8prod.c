@@ -1,12 +1,19 @@
-// Integer products of 8-bit rows; see int8prod.h.
+// Integer products of 8-bit rows; see int8prod.h. x86-64 only: elsewhere
+// there is no kernel and the matcher keeps float32 products.
+#include "int8prod.h"
+#include "nn.h"
+
+#if !defined(__x86_64__)
+int cm_int8_kernel(int mode) { return CM_INT8_NONE; }
+const char *cm_int8_kernel_name(int mode) { return ""; }
+void cm_int8_products(int kernel, const uint8_t *q, int m, int depth, const int8_t *tp, int ntpad,
+                      int32_t *prod) {}
+#else
 #include <cpuid.h>
 #include <immintrin.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include "int8prod.h"
-#include "nn.h"
 
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 #define AMX __attribute__((target("amx-tile,amx-int8")))
@@ -28,7 +35,11 @@ static int has_amx(void) {
 	if (s) return s == 1;
 	unsigned a, b, c, d;
 	int ok = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> 24 & 1) && (d >> 25 & 1);
+#ifdef __linux__
 	if (ok) ok = syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) == 0;
+#else
+	ok = 0;
+#endif
 	__atomic_store_n(&state, ok ? 1 : 2, __ATOMIC_RELEASE);
 	return ok;
 }
@@ -174,3 +185,4 @@ void cm_int8_products(int kernel, const uint8_t *q, int m, int depth, const int8
 		vnni_products(q, m, depth, tp, ntpad, prod);
 	}
 }
+#endif

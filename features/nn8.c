@@ -1,14 +1,25 @@
-// Exact two-nearest-neighbour search from 8-bit integer products (AVX-512
-// VNNI); see nn.h. The products only choose candidates: every train row that
-// the quantization and rounding bound cannot rule out is rescored with the
-// reference's float32 distance, so the answer is cm_nearest2's, bit for bit.
+// Exact two-nearest-neighbour search from 8-bit integer products (AMX or
+// AVX-512 VNNI, int8prod.c); see nn.h. The products only choose
+// candidates: every train row that the quantization and rounding bound
+// cannot rule out is rescored with the reference's float32 distance, so the
+// answer is cm_nearest2's, bit for bit. x86-64 only.
+#include <stddef.h>
+
+#include "nn.h"
+
+#if !defined(__x86_64__)
+const char *cm_nearest2_int8(const float *q, int nq, const float *t, int nt, int dim, int32_t *best,
+                             int32_t *second, float *d1, float *d2, int32_t *back, int mode, int *done) {
+	*done = 0;
+	return NULL;
+}
+#else
 #include <float.h>
 #include <immintrin.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn.h"
 #include "nncommon.h"
 #include "int8prod.h"
 
@@ -432,3 +443,4 @@ const char *cm_nearest2_int8(const float *q, int nq, const float *t, int nt, int
 	*done = ok > 0;
 	return ok < 0 ? nn_error("cm_nearest2: out of memory") : NULL;
 }
+#endif
