@@ -113,33 +113,9 @@ for d in "$images" "$gt"; do
 done
 mkdir -p "$out"
 
-# The true K at the images' size: scale by width; the pixel-centre
-# convention moves the principal point by (s - 1)/2 (centres at integers,
+# The true K at the images' size (scripts/true-k.sh: centres at integers,
 # as clearmatch -intrinsics takes it); COLMAP puts the first centre at 0.5.
-first=$(ls "$images" | head -1)
-read -r fx fy cx cy < <(python3 - "$images/$first" "$gt/$first.camera" <<'PY'
-import struct, sys
-def image_size(p):
-    d = open(p, 'rb').read()
-    if d[:8] == b'\x89PNG\r\n\x1a\n':
-        return struct.unpack('>II', d[16:24])
-    if d[:2] != b'\xff\xd8':
-        sys.exit(p + ': neither JPEG nor PNG')
-    i = 2
-    while i + 9 <= len(d):
-        m, l = d[i + 1], struct.unpack('>H', d[i + 2:i + 4])[0]
-        if m in (0xC0, 0xC1, 0xC2):
-            h, w = struct.unpack('>HH', d[i + 5:i + 9])
-            return w, h
-        i += 2 + l
-    sys.exit('no JPEG frame header in ' + p)
-w, _ = image_size(sys.argv[1])
-v = open(sys.argv[2]).read().split()
-K = [float(x) for x in v[:9]]
-s = w / float(v[24])
-print(K[0] * s, K[4] * s, (K[2] + 0.5) * s - 0.5, (K[5] + 0.5) * s - 0.5)
-PY
-)
+read -r fx fy cx cy < <("$(dirname "$0")/true-k.sh" "$scene")
 K="$fx,$fy,$cx,$cy"
 Kc="$fx,$fy,$(python3 -c "print($cx+0.5)"),$(python3 -c "print($cy+0.5)")"
 fixed=(--Mapper.ba_refine_focal_length 0 --Mapper.ba_refine_principal_point 0 --Mapper.ba_refine_extra_params 0)
