@@ -23,7 +23,7 @@ enum { NB = CM_INT8_BLOCK, MR = 8 };
 static int has_vnni(void) {
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	       __builtin_cpu_supports("avx512vnni");
+	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
 }
 
 // AMX needs the processor's flags (CPUID leaf 7: EDX bits 24 and 25) and

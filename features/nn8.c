@@ -23,7 +23,7 @@ const char *cm_nearest2_int8(const float *q, int nq, const float *t, int nt, int
 #include "nncommon.h"
 #include "int8prod.h"
 
-#define AVX512 __attribute__((target("avx512f,avx512bw,fma")))
+#define AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,fma")))
 
 // Query rows go to the products (int8prod.c) ROWS at a time (a multiple of
 // CM_INT8_ROWS); train rows are packed in blocks of NB.
@@ -51,15 +51,73 @@ static void quantized_free(quantized *s) {
 	free(s->sum);
 }
 
+// largest returns the largest of the n values of x, or -1 when one is
+// negative or not finite.
+AVX512 static double largest(const float *x, size_t n) {
+	__m512 top = _mm512_setzero_ps(), lo = _mm512_setzero_ps(), hi = _mm512_set1_ps(FLT_MAX);
+	size_t k = 0;
+	for (; k + 16 <= n; k += 16) {
+		__m512 v = _mm512_loadu_ps(x + k);
+		__mmask16 ok = _mm512_cmp_ps_mask(v, lo, _CMP_GE_OQ) & _mm512_cmp_ps_mask(v, hi, _CMP_LE_OQ);
+		if (ok != 0xFFFF) return -1;
+		top = _mm512_max_ps(top, v);
+	}
+	float t = _mm512_reduce_max_ps(top);
+	for (; k < n; k++) {
+		if (!(x[k] >= 0 && x[k] <= FLT_MAX)) return -1;
+		if (x[k] > t) t = x[k];
+	}
+	return t;
+}
+
+// quantize_row quantizes one row of dim values to u and sets its norms
+// (squared: l = |x|², ql = |x'|², rl = |x - x'|², x' = round(x·scale)/scale)
+// and the sum of its bytes. The bounds only need the norms of the bytes
+// actually chosen, in any summation order.
+AVX512 static void quantize_row(const float *x, int dim, double scale, uint8_t *u, double *l, double *ql,
+                                double *rl, int32_t *sum) {
+	__m512d s = _mm512_set1_pd(scale), half = _mm512_set1_pd(0.5);
+	__m512d al = _mm512_setzero_pd(), aq = al, ar = al;
+	__m256i as = _mm256_setzero_si256(), top = _mm256_set1_epi32(255);
+	int k = 0;
+	for (; k + 8 <= dim; k += 8) {
+		__m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(x + k));
+		__m256i q = _mm256_min_epi32(_mm512_cvttpd_epi32(_mm512_add_pd(_mm512_mul_pd(v, s), half)), top);
+		_mm_storel_epi64((__m128i *)(u + k), _mm256_cvtepi32_epi8(q));
+		__m512d back = _mm512_div_pd(_mm512_cvtepi32_pd(q), s);
+		__m512d r = _mm512_sub_pd(v, back);
+		al = _mm512_fmadd_pd(v, v, al);
+		aq = _mm512_fmadd_pd(back, back, aq);
+		ar = _mm512_fmadd_pd(r, r, ar);
+		as = _mm256_add_epi32(as, q);
+	}
+	double sl = _mm512_reduce_add_pd(al), sq = _mm512_reduce_add_pd(aq), sr = _mm512_reduce_add_pd(ar);
+	int32_t n[8];
+	_mm256_storeu_si256((__m256i *)n, as);
+	int32_t total = n[0] + n[1] + n[2] + n[3] + n[4] + n[5] + n[6] + n[7];
+	for (; k < dim; k++) {
+		double v = x[k];
+		int q = (int)(v * scale + 0.5);
+		if (q > 255) q = 255;
+		u[k] = (uint8_t)q;
+		double back = q / scale;
+		sl += v * v;
+		sq += back * back;
+		sr += (v - back) * (v - back);
+		total += q;
+	}
+	*l = sl;
+	*ql = sq;
+	*rl = sr;
+	*sum = total;
+}
+
 // quantize fills s from n rows of x (rows padded to pad rows of zeros). It
 // returns 0 when the rows are not all finite and non-negative (the caller
 // then uses float32 products), -1 when out of memory.
 static int quantize(const float *x, int n, int pad, int dim, int dim4, quantized *s) {
-	double top = 0;
-	for (size_t k = 0; k < (size_t)n * dim; k++) {
-		if (!(x[k] >= 0 && x[k] <= FLT_MAX)) return 0;
-		if (x[k] > top) top = x[k];
-	}
+	double top = largest(x, (size_t)n * dim);
+	if (top < 0) return 0;
 	s->scale = top > 0 ? 255.0 / top : 1;
 	s->u = calloc((size_t)pad * dim4, 1);
 	s->len = malloc((size_t)n * sizeof *s->len);
@@ -69,24 +127,12 @@ static int quantize(const float *x, int n, int pad, int dim, int dim4, quantized
 	s->sum = malloc((size_t)n * sizeof *s->sum);
 	if (!s->u || !s->len || !s->qlen || !s->rlen || !s->norm || !s->sum) return -1;
 	for (int i = 0; i < n; i++) {
-		double l = 0, ql = 0, rl = 0;
-		int32_t sum = 0;
-		for (int k = 0; k < dim; k++) {
-			double v = x[(size_t)i * dim + k];
-			int q = (int)(v * s->scale + 0.5);
-			if (q > 255) q = 255;
-			s->u[(size_t)i * dim4 + k] = (uint8_t)q;
-			double back = q / s->scale;
-			l += v * v;
-			ql += back * back;
-			rl += (v - back) * (v - back);
-			sum += q;
-		}
+		double l, ql, rl;
+		quantize_row(x + (size_t)i * dim, dim, s->scale, s->u + (size_t)i * dim4, &l, &ql, &rl, &s->sum[i]);
 		s->norm[i] = (float)l;
 		s->len[i] = sqrt(l);
 		s->qlen[i] = sqrt(ql);
 		s->rlen[i] = sqrt(rl);
-		s->sum[i] = sum;
 	}
 	return 1;
 }
@@ -267,7 +313,7 @@ static void column_margins(search *s) {
 // the row to the lists of the train rows it may be nearest to (the column
 // thresholds, as in cm_nearest2). A row's first chunk (seeded 0) first
 // seeds st, so that not all of it is kept.
-static int scan_chunk(search *s, int i, const int32_t *row, int j0, int n, lanes *st, int *seeded, float margin,
+AVX512 static int scan_chunk(search *s, int i, const int32_t *row, int j0, int n, lanes *st, int *seeded, float margin,
                       column *cand, pass_hits *h) {
 	int32_t off = 128 * s->qs.sum[i];
 	const float *tn = s->ts.norm + j0;
