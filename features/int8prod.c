@@ -109,11 +109,13 @@ AMX static void amx_config(void) {
 	_tile_loadconfig(&cfg);
 }
 
-// amx_products128 is amx_products for depth 128 (SIFT's): tiles 4-7 hold
-// 32 query rows' two halves for the whole call, so that each block of 16
-// train rows costs two loads (tiles 2-3, TDPBUSD's packed second operand)
-// and two stores of 16 × 16 products (tiles 0-1).
+// amx_products128 multiplies with AMX at depth 128 (SIFT's; other depths
+// take VNNI): tiles 4-7 hold 32 query rows' two halves for the whole call,
+// so that each block of 16 train rows costs two loads (tiles 2-3,
+// TDPBUSD's packed second operand) and two stores of 16 × 16 products
+// (tiles 0-1).
 AMX static void amx_products128(const uint8_t *q, int m, const int8_t *tp, int ntpad, int32_t *prod) {
+	amx_config();
 	size_t ld = (size_t)ntpad * sizeof *prod;
 	for (int r = 0; r < m; r += 32) {
 		const uint8_t *a = q + (size_t)r * 128;
@@ -136,51 +138,13 @@ AMX static void amx_products128(const uint8_t *q, int m, const int8_t *tp, int n
 			_tile_stored(1, c + (size_t)16 * ntpad, ld);
 		}
 	}
-}
-
-// amx_products, any depth: tiles 0-3 accumulate a 32 × 32 block of
-// products, 4-5 hold 16 query rows × 64 depth each, 6-7 16 train rows' 64
-// depth in the packed order.
-AMX static void amx_products(const uint8_t *q, int m, int depth, const int8_t *tp, int ntpad, int32_t *prod) {
-	amx_config();
-	if (depth == 128) {
-		amx_products128(q, m, tp, ntpad, prod);
-		_tile_release();
-		return;
-	}
-	size_t ld = (size_t)ntpad * sizeof *prod;
-	for (int jb = 0; jb < ntpad; jb += 2 * NB) {
-		const int8_t *b0 = tp + (size_t)jb * depth, *b1 = b0 + (size_t)NB * depth;
-		for (int r = 0; r < m; r += 32) {
-			const uint8_t *a0 = q + (size_t)r * depth, *a1 = a0 + (size_t)16 * depth;
-			_tile_zero(0);
-			_tile_zero(1);
-			_tile_zero(2);
-			_tile_zero(3);
-			for (int k = 0; k < depth; k += 64) {
-				_tile_loadd(4, a0 + k, depth);
-				_tile_loadd(5, a1 + k, depth);
-				_tile_loadd(6, b0 + (size_t)k * NB, 64);
-				_tile_loadd(7, b1 + (size_t)k * NB, 64);
-				_tile_dpbusd(0, 4, 6);
-				_tile_dpbusd(1, 4, 7);
-				_tile_dpbusd(2, 5, 6);
-				_tile_dpbusd(3, 5, 7);
-			}
-			int32_t *c = prod + (size_t)r * ntpad + jb;
-			_tile_stored(0, c, ld);
-			_tile_stored(1, c + NB, ld);
-			_tile_stored(2, c + (size_t)16 * ntpad, ld);
-			_tile_stored(3, c + (size_t)16 * ntpad + NB, ld);
-		}
-	}
 	_tile_release();
 }
 
 void cm_int8_products(int kernel, const uint8_t *q, int m, int depth, const int8_t *tp, int ntpad,
                       int32_t *prod) {
-	if (kernel == CM_INT8_AMX) {
-		amx_products(q, m, depth, tp, ntpad, prod);
+	if (kernel == CM_INT8_AMX && depth == 128) {
+		amx_products128(q, m, tp, ntpad, prod);
 	} else {
 		vnni_products(q, m, depth, tp, ntpad, prod);
 	}

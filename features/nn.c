@@ -85,26 +85,16 @@ const char *cm_nearest2(const float *q, int nq, const float *t, int nt, int dim,
 			}
 			double e = c * (qlen[i] + tmax) * (qlen[i] + tmax);
 			float thr = nt == 1 ? INFINITY : (float)((double)v2 + 2 * e);
-			int32_t b1 = -1, b2 = -1;
-			float e1 = INFINITY, e2 = INFINITY;
+			nearest2 n = nearest2_none();
 			const float *qi = q + (size_t)i * dim;
 			for (int j = 0; j < nt; j++) {
 				if (!(tn[j] + row[j] <= thr)) continue;
-				float d = sqdist(qi, t + (size_t)j * dim, dim);
-				if (d < e1) {
-					b2 = b1;
-					e2 = e1;
-					b1 = j;
-					e1 = d;
-				} else if (d < e2) {
-					b2 = j;
-					e2 = d;
-				}
+				nearest2_offer(&n, j, sqdist(qi, t + (size_t)j * dim, dim));
 			}
-			best[i] = b1;
-			second[i] = b2;
-			d1[i] = e1;
-			d2[i] = e2;
+			best[i] = n.b1;
+			second[i] = n.b2;
+			d1[i] = n.e1;
+			d2[i] = n.e2;
 			if (!cols) continue;
 			float qi2 = qn[i];
 			for (int j = 0; j < nt; j++) {

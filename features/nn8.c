@@ -351,27 +351,17 @@ static void rescore(const search *s, int i, const lanes *st, const column *cand,
 	float v1, v2;
 	lanes_top2(st->m1, st->m2, &v1, &v2);
 	float thr = s->nt == 1 ? INFINITY : (float)((double)v2 + margin);
-	int32_t b1 = -1, b2 = -1;
-	float e1 = INFINITY, e2 = INFINITY;
+	nearest2 n = nearest2_none();
 	const float *qi = s->q + (size_t)i * s->dim;
 	for (int k = 0; k < cand->n; k++) {
 		if (!(cand->val[k] <= thr)) continue;
 		int j = cand->row[k];
-		float d = sqdist(qi, s->t + (size_t)j * s->dim, s->dim);
-		if (d < e1) {
-			b2 = b1;
-			e2 = e1;
-			b1 = j;
-			e1 = d;
-		} else if (d < e2) {
-			b2 = j;
-			e2 = d;
-		}
+		nearest2_offer(&n, j, sqdist(qi, s->t + (size_t)j * s->dim, s->dim));
 	}
-	best[i] = b1;
-	second[i] = b2;
-	d1[i] = e1;
-	d2[i] = e2;
+	best[i] = n.b1;
+	second[i] = n.b2;
+	d1[i] = n.e1;
+	d2[i] = n.e2;
 }
 
 // nearest_back sets back[j], train row j's nearest query row, from its

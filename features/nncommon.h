@@ -4,6 +4,7 @@
 #ifndef CLEARMATCH_NNCOMMON_H
 #define CLEARMATCH_NNCOMMON_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,27 @@ static inline int column_add(column *c, int32_t row, float v, float margin) {
 	c->val[c->n] = v;
 	c->n++;
 	return 1;
+}
+
+// nearest2 is a query row's two nearest train rows so far. Offered rows
+// in increasing order, a tie keeps the lower index, as the reference does.
+typedef struct {
+	int32_t b1, b2;
+	float e1, e2;
+} nearest2;
+
+static inline nearest2 nearest2_none(void) { return (nearest2){-1, -1, INFINITY, INFINITY}; }
+
+static inline void nearest2_offer(nearest2 *n, int32_t j, float d) {
+	if (d < n->e1) {
+		n->b2 = n->b1;
+		n->e2 = n->e1;
+		n->b1 = j;
+		n->e1 = d;
+	} else if (d < n->e2) {
+		n->b2 = j;
+		n->e2 = d;
+	}
 }
 
 #endif
