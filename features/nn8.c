@@ -30,8 +30,8 @@ const char *cm_nearest2_int8(const float *q, int nq, const float *t, int nt, int
 enum { ROWS = 4 * CM_INT8_ROWS, NB = CM_INT8_BLOCK };
 
 // One side's 8-bit version: rows of dim4 bytes (dim rounded up to
-// CM_INT8_DEPTH, zero padded), the scale, and per row the exact norms of the row, of its
-// quantized value and of the difference.
+// CM_INT8_DEPTH, zero padded), the scale, and per row the norms (in
+// double) of the row, of its dequantized value and of the difference.
 typedef struct {
 	uint8_t *u;    // round(x·scale), 0..255
 	double scale;  // 255 / the side's largest value
@@ -270,9 +270,10 @@ typedef struct {
 } search;
 
 // Columns of products per chunk: ROWS × CHUNK products (64 KiB) stay in
-// cache while they are scanned, and AMX reuses each train tile for ROWS
-// query rows. Of 32, 64 and 128 rows × 128 to 512 columns, 128 × 128 was
-// the fastest on BenchmarkMatcher (AMX).
+// cache while they are scanned. Of 32, 64 and 128 rows × 128 to 512
+// columns, 128 × 128 was the fastest on BenchmarkMatcher with AMX (the
+// mutual search, which the pipeline runs only with -mutual, was as fast
+// with each within the run-to-run spread).
 enum { CHUNK = 128 };
 
 // row_margin is the query row's rescoring margin (twice its error bound).
