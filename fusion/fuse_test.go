@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/internal/testenv"
 	"github.com/clearmatch/clearmatch/localmap"
 )
@@ -17,14 +18,7 @@ import (
 func TestFuseSimulated(t *testing.T) {
 	for _, seed := range []uint64{7, 8, 9} {
 		s := simulated(t, seed, 3)
-		a, err := Associate(context.Background(), s, AssociateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Problem(s, a)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, p := associated(t, s)
 		right := 0
 		for _, q := range a.Pairings {
 			if s.Maps[q.I].Landmarks[q.A].Truth == s.Maps[q.J].Landmarks[q.B].Truth {
@@ -66,14 +60,7 @@ func TestFuseVictoriaPark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Associate(context.Background(), s, AssociateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Problem(s, a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, p := associated(t, s)
 	t.Logf("%d maps, %d landmarks, tolerance %.2f m, %d pairings over %d map pairs", len(s.Maps), s.Landmarks(), a.Tolerance, len(a.Pairings), len(a.Motions))
 	sc := map[string]Scores{}
 	for _, method := range []string{"clear", Baseline} {
@@ -88,4 +75,19 @@ func TestFuseVictoriaPark(t *testing.T) {
 	if *c.DN*5 > *b.DN || *c.PBar <= *b.PBar {
 		t.Errorf("CLEAR DN %d P̄ %.4f, baseline DN %d P̄ %.4f", *c.DN, *c.PBar, *b.DN, *b.PBar)
 	}
+}
+
+// associated runs the default association on s and builds CLEAR's problem
+// from it.
+func associated(t *testing.T, s *localmap.Set) (*Association, *clear.Problem) {
+	t.Helper()
+	a, err := Associate(context.Background(), s, AssociateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Problem(s, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, p
 }
