@@ -165,7 +165,11 @@ func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) e
 		if opts.Verification.Off {
 			break
 		}
-		if err := r.verifyBatch(ctx, in, pc, ms, opts); err != nil {
+		floor := 0.0
+		if round > 0 {
+			floor = opts.Pairs.CompletionMinInlierRatio
+		}
+		if err := r.verifyBatch(ctx, in, pc, ms, floor, opts); err != nil {
 			return err
 		}
 		if sel.index == nil || round >= opts.Pairs.Rounds {
@@ -200,19 +204,20 @@ func (r *Result) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache, 
 	return ms, nil
 }
 
-// verifyBatch verifies the pairs of ms (those not in the pair cache) and
-// appends them to Verified.
-func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, opts Options) error {
+// verifyBatch verifies the pairs of ms (those not in the pair cache), with
+// an inlier-ratio floor of at least floor, and appends them to Verified.
+func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, floor float64, opts Options) error {
 	t := time.Now()
 	vo := opts.Verification.VerifyOptions
+	vo.MinInlierRatio = max(vo.MinInlierRatio, floor)
 	vo.Workers = opts.Workers
 	vo.Descriptors = in.desc // only guided matching reads them, per pair
 	vo.Progress = offsetProgress(opts.Progress, StageVerify, len(r.Verified))
 	var vs []pairwise.Verified
 	todo := ms
 	if pc != nil {
-		vs, todo = pc.verified(ms)
-		vo.OnPair = pc.storeVerified
+		vs, todo = pc.verified(ms, vo)
+		vo.OnPair = pc.storeVerified(vo)
 	}
 	if len(todo) > 0 {
 		done, err := pairwise.Verify(ctx, in.views, features.DescSize, todo, in.est, vo)
@@ -227,14 +232,11 @@ func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache,
 }
 
 // completionPairs is retrieval's next round: pairs that transitive
-// completion proposes over the verified pairs, not tried yet.
+// completion proposes over the verified pairs at or above its inlier-ratio
+// floor, not tried yet. Pairs verified below the floor stay verified but
+// are not evidence for transitivity.
 func (r *Result) completionPairs(sel *selection, tried map[[2]int]bool, opts Options) [][2]int {
-	var good [][2]int
-	for _, v := range r.Verified {
-		if v.Model != pairwise.NoModel {
-			good = append(good, [2]int{v.I, v.J})
-		}
-	}
+	good := transitiveEvidence(r.Verified, opts.Pairs.CompletionMinInlierRatio)
 	batch := retrieval.Complete(len(r.Sets), good, tried, opts.Pairs.k(), sel.index.Similarity, sel.keep(opts.Pairs.minRelative()))
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {
@@ -242,6 +244,18 @@ func (r *Result) completionPairs(sel *selection, tried map[[2]int]bool, opts Opt
 	}
 	sel.considered[SourceCompletion] += len(batch)
 	return batch
+}
+
+// transitiveEvidence is the verified pairs whose inliers are at least
+// floor times their ratio matches.
+func transitiveEvidence(vs []pairwise.Verified, floor float64) [][2]int {
+	var good [][2]int
+	for _, v := range vs {
+		if v.Model != pairwise.NoModel && float64(v.Inliers) >= floor*float64(v.Candidates) {
+			good = append(good, [2]int{v.I, v.J})
+		}
+	}
+	return good
 }
 
 // sortPairs sorts Matches and Verified by pair and records where each

@@ -107,6 +107,12 @@ const DefaultDescriptorMemory = 512 << 20
 // (docs/decisions.md, "Features").
 const DefaultMaxFeatures = 16384
 
+// DefaultCompletionMinInlierRatio is PairOptions.CompletionMinInlierRatio's
+// default: the 0.25 floor that verification applied to every pair before
+// it followed COLMAP, kept for the pairs only transitivity proposed
+// (docs/decisions.md, "Completion's inlier-ratio floor").
+const DefaultCompletionMinInlierRatio = 0.25
+
 // DefaultMaxDim is the largest image side features are detected at
 // (larger images are downscaled, as COLMAP's max_image_size does).
 const DefaultMaxDim = 3200
@@ -121,7 +127,7 @@ func DefaultOptions() Options {
 	o := Options{
 		Features: FeatureOptions{Options: features.Options{ContrastThreshold: 0.02, EdgeThreshold: 10,
 			MaxFeatures: DefaultMaxFeatures, MaxDim: DefaultMaxDim, MaxPixels: imagefile.DefaultMaxPixels}},
-		Pairs:    PairOptions{Mode: PairsAuto, K: 25, Overlap: 10, Rounds: 2},
+		Pairs:    PairOptions{Mode: PairsAuto, K: 25, Overlap: 10, Rounds: 2, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio},
 		Matching: MatchOptions{Ratio: 0.8, RootSIFT: true},
 		Verification: VerifyOptions{VerifyOptions: pairwise.VerifyOptions{Threshold: pairwise.DefaultVerifyThreshold,
 			MinInliers: 15, GuidedRatio: 0.8, NoGuided: true, PlanarKeepsF: true}},

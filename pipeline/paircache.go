@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -38,7 +39,8 @@ type pairCache struct {
 	dir         string
 	digest      [][32]byte
 	matchParams string
-	verifParams string
+	est         pairwise.Estimator
+	intrinsics  geom.Intrinsics
 
 	mu       sync.Mutex
 	err      error // the first store error; storing stops after it
@@ -69,10 +71,15 @@ func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.
 	}
 	mo := pairwise.Options{Ratio: opts.Matching.Ratio, Mutual: opts.Matching.Mutual}
 	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.Matching.RootSIFT, mo)
-	vo := opts.Verification.VerifyOptions
-	vo.Workers, vo.Progress, vo.OnPair, vo.Descriptors = 0, nil, nil, nil
-	c.verifParams = fmt.Sprintf("%s verify %T %+v %+v %+v %s", pairCacheVersion, est, est, vo, opts.Verification.Intrinsics, c.matchParams)
+	c.est, c.intrinsics = est, opts.Verification.Intrinsics
 	return c, nil
+}
+
+// verifyParams is the key's text for verification with vo (which differs
+// between retrieval's pairs and completion's by the inlier-ratio floor).
+func (c *pairCache) verifyParams(vo pairwise.VerifyOptions) string {
+	vo.Workers, vo.Progress, vo.OnPair, vo.Descriptors = 0, nil, nil, nil
+	return fmt.Sprintf("%s verify %T %+v %+v %+v %s", pairCacheVersion, c.est, c.est, vo, c.intrinsics, c.matchParams)
 }
 
 func (c *pairCache) key(params string, i, j int) string {
@@ -171,12 +178,13 @@ func (c *pairCache) storeMatches(p pairwise.Pair) {
 	c.store(c.key(c.matchParams, p.I, p.J), p.Matches)
 }
 
-// verified splits matched pairs into those whose verification is cached
-// and those to verify.
-func (c *pairCache) verified(pairs []pairwise.Pair) (hit []pairwise.Verified, todo []pairwise.Pair) {
+// verified splits matched pairs into those whose verification with vo is
+// cached and those to verify.
+func (c *pairCache) verified(pairs []pairwise.Pair, vo pairwise.VerifyOptions) (hit []pairwise.Verified, todo []pairwise.Pair) {
+	params := c.verifyParams(vo)
 	for _, p := range pairs {
 		var v pairwise.Verified
-		if c.load(c.key(c.verifParams, p.I, p.J), &v) {
+		if c.load(c.key(params, p.I, p.J), &v) {
 			v.I, v.J = p.I, p.J // the key holds no indices: images may have been added
 			hit = append(hit, v)
 			c.hitVerif++
@@ -187,6 +195,8 @@ func (c *pairCache) verified(pairs []pairwise.Pair) (hit []pairwise.Verified, to
 	return hit, todo
 }
 
-func (c *pairCache) storeVerified(v pairwise.Verified) {
-	c.store(c.key(c.verifParams, v.I, v.J), v)
+// storeVerified returns the function that stores a verification with vo.
+func (c *pairCache) storeVerified(vo pairwise.VerifyOptions) func(pairwise.Verified) {
+	params := c.verifyParams(vo)
+	return func(v pairwise.Verified) { c.store(c.key(params, v.I, v.J), v) }
 }

@@ -58,6 +58,16 @@ func TestPairCache(t *testing.T) {
 	if r := run(4, thr); r.PairCacheHits != [2]int{6, 0} {
 		t.Fatalf("verify threshold 1 hit the cache of 3: %v", r.PairCacheHits)
 	}
+	// Completion's inlier-ratio floor is a verification option of its own.
+	c, err := newPairCache(t.TempDir(), sets[:2], nil, pairwise.BruteForce{}, identity{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floored := o.Verification.VerifyOptions
+	floored.MinInlierRatio = 0.25
+	if c.verifyParams(floored) == c.verifyParams(o.Verification.VerifyOptions) {
+		t.Fatal("the inlier-ratio floor is not in the verification key")
+	}
 	// Damaged files are recomputed, never trusted.
 	var files []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -46,6 +46,15 @@ type PairOptions struct {
 	// Rounds of transitive completion after retrieval (A–B and B–C
 	// verified: try A–C); needs verification.
 	Rounds int
+	// CompletionMinInlierRatio is completion's inlier-ratio floor: only
+	// pairs whose inliers are at least this fraction of their ratio
+	// matches count as A–B evidence, and the pairs completion proposes are
+	// verified with it (pairwise.VerifyOptions.MinInlierRatio, raised to
+	// it). Transitivity is not appearance: without the floor, a
+	// repetitive scene's chance epipolar fits (15-20 inliers of 200)
+	// propose more of themselves each round. 0: no floor beyond
+	// verification's.
+	CompletionMinInlierRatio float64
 	// Retrieval configures the vocabulary and codes.
 	Retrieval retrieval.Options
 	// List, when set, is the pairs to match (image indices), overriding
@@ -87,6 +96,9 @@ func (o PairOptions) validate() error {
 	case "", PairsAuto, PairsExhaustive, PairsSequential, PairsRetrieval:
 	default:
 		return fmt.Errorf("pipeline: pair selection %q is not auto, exhaustive, sequential or retrieval", o.Mode)
+	}
+	if !(o.CompletionMinInlierRatio >= 0 && o.CompletionMinInlierRatio <= 1) {
+		return fmt.Errorf("pipeline: completion's inlier-ratio floor %v is not in [0, 1]", o.CompletionMinInlierRatio)
 	}
 	if !(o.MinRelative >= 0 && o.MinRelative < 1) {
 		return fmt.Errorf("pipeline: relative similarity floor %v is not in [0, 1)", o.MinRelative)

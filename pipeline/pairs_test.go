@@ -44,6 +44,7 @@ func TestPairSelection(t *testing.T) {
 		{name: "given", given: [][2]int{{3, 0}, {0, 7}}, mode: PairsGiven, matched: 2, crossOK: true, wantSrcs: []string{PairsGiven}},
 		{name: "bad mode", pairs: PairOptions{Mode: "all"}, wantError: true},
 		{name: "bad floor", pairs: PairOptions{MinRelative: 1}, wantError: true},
+		{name: "bad completion floor", pairs: PairOptions{CompletionMinInlierRatio: 1.5}, wantError: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,6 +93,31 @@ func TestPairSelection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTransitiveEvidence: completion builds on verified pairs at or above
+// its inlier-ratio floor only.
+func TestTransitiveEvidence(t *testing.T) {
+	vs := []pairwise.Verified{
+		{I: 0, J: 1, Model: pairwise.Fundamental, Candidates: 200, Inliers: 17},  // chance fit: 0.085
+		{I: 0, J: 2, Model: pairwise.Homography, Candidates: 200, Inliers: 50},   // at the floor
+		{I: 1, J: 2, Model: pairwise.Fundamental, Candidates: 200, Inliers: 180}, // strong
+		{I: 1, J: 3, Model: pairwise.NoModel, Candidates: 200, Inliers: 190},     // rejected
+	}
+	cases := []struct {
+		floor float64
+		want  [][2]int
+	}{
+		{0, [][2]int{{0, 1}, {0, 2}, {1, 2}}},
+		{0.25, [][2]int{{0, 2}, {1, 2}}},
+		{0.26, [][2]int{{1, 2}}},
+		{1, nil},
+	}
+	for _, c := range cases {
+		if got := transitiveEvidence(vs, c.floor); !slices.Equal(got, c.want) {
+			t.Errorf("floor %v: %v, want %v", c.floor, got, c.want)
+		}
 	}
 }
 

@@ -78,6 +78,8 @@ func (o *matchOptions) checkMatching() error {
 		return usagef("-verify-threshold %v: want a positive number of pixels", p.Verification.Threshold)
 	case !(p.Verification.MinInlierRatio >= 0 && p.Verification.MinInlierRatio <= 1):
 		return usagef("-min-inlier-ratio %v: want a number in [0, 1]", p.Verification.MinInlierRatio)
+	case !(p.Pairs.CompletionMinInlierRatio >= 0 && p.Pairs.CompletionMinInlierRatio <= 1):
+		return usagef("-completion-min-inlier-ratio %v: want a number in [0, 1]", p.Pairs.CompletionMinInlierRatio)
 	case o.solve.minTrack < 2:
 		return usagef("-min-track %d: want at least 2", o.solve.minTrack)
 	}
