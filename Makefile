@@ -23,7 +23,7 @@ build: setup
 
 # test: vet and every test. Dataset tests read $$CLEARMATCH_DATA (default
 # ../shared/datasets); under CI a missing dataset is a failure, not a skip.
-# The longest package is cmd/clearmatch: it builds the binary once and runs
+# The longest package is internal/cli (the commands): it builds the binary once and runs
 # it end to end, the README's quickstart and COLMAP's mapper included. The
 # 20-minute timeout leaves room for a cold build cache (the cgo build of
 # gocv) on a slow machine; docs/benchmarks.md has the suite's time.

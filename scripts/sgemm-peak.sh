@@ -2,7 +2,7 @@
 # sgemm-peak.sh: OpenBLAS's sustained SGEMM rate at the BLAS matcher's
 # shape (tiles of 1024 query rows × N train rows × 128), one thread and all,
 # with the kernel family OpenBLAS picks and the ones clearmatch restarts
-# with (cmd/clearmatch/blascore.go). Needs gcc and libopenblas-dev.
+# with (internal/cli/blascore.go). Needs gcc and libopenblas-dev.
 set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

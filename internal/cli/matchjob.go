@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"io"
+
+	"github.com/clearmatch/clearmatch/pipeline"
+)
+
+// MatchJob is a checked `clearmatch match` command line: what clearmatch-beam
+// needs to run match's stages elsewhere with the same options.
+type MatchJob struct {
+	// Options are the pipeline's, as match would run them (pairs from
+	// -pairs, caches from -cache).
+	Options pipeline.Options
+	// Images are the inputs, in match's order.
+	Images []pipeline.Image
+	// Out is -out.
+	Out string
+}
+
+// ParseMatch checks match's arguments and lists the images, as `clearmatch
+// match args...` does before any work; -h writes the usage to stdout.
+func ParseMatch(args []string, stdout io.Writer) (*MatchJob, error) {
+	var o matchOptions
+	inputs, err := o.parse(args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	in, err := o.readInputs(inputs)
+	if err != nil {
+		return nil, err
+	}
+	return &MatchJob{Options: o.pipe, Images: in.images, Out: o.out}, nil
+}
+
+// MatchFlag reports whether name is one of match's flags.
+func MatchFlag(name string) bool {
+	var o matchOptions
+	fs := newFlags("match", matchUsage, io.Discard)
+	o.addFlags(fs)
+	return fs.Lookup(name) != nil
+}
+
+// RunMatch runs `clearmatch match args...`, writing its console to stdout
+// and stderr.
+func RunMatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runMatch(ctx, args, nil, stdout, stderr)
+}
+
+// Usagef is a bad-usage error (exit code 2 through Finish).
+func Usagef(format string, a ...any) error { return usagef(format, a...) }
+
+// Run runs the clearmatch command line args (a command and its flags)
+// and returns its exit code, as the clearmatch binary does.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdin, stdout, stderr)
+}
