@@ -93,3 +93,12 @@ func Names(images []Image) []string {
 	}
 	return out
 }
+
+// Paths returns the images' paths.
+func Paths(images []Image) []string {
+	out := make([]string, len(images))
+	for i, im := range images {
+		out[i] = im.Path
+	}
+	return out
+}

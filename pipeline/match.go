@@ -9,7 +9,6 @@ import (
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
-	"github.com/clearmatch/clearmatch/retrieval"
 )
 
 // Match runs the steps after extraction on given feature sets (one per
@@ -236,8 +235,8 @@ func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache,
 // floor, not tried yet. Pairs verified below the floor stay verified but
 // are not evidence for transitivity.
 func (r *Result) completionPairs(sel *selection, tried map[[2]int]bool, opts Options) [][2]int {
-	good := transitiveEvidence(r.Verified, opts.Pairs.CompletionMinInlierRatio)
-	batch := retrieval.Complete(len(r.Sets), good, tried, opts.Pairs.k(), sel.index.Similarity, sel.keep(opts.Pairs.minRelative()))
+	plan := PairPlan{Index: sel.index, Best: sel.best}
+	batch := plan.Next(len(r.Sets), r.Verified, tried, opts)
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {
 		sel.source[k] = SourceCompletion

@@ -13,17 +13,42 @@ import (
 // Unreadable images are skipped (listed in Result.Skipped) unless
 // opts.Features.Strict; fewer than two usable images is an error.
 func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
+	t0 := time.Now()
+	f, err := Extract(ctx, images, opts)
+	if err != nil {
+		return nil, err
+	}
+	extract := time.Since(t0)
+	r, err := Match(ctx, f.Images, f.Sets, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Skipped, r.CacheHits, r.CacheError, r.Timing.Extract = f.Skipped, int(f.Stats.CacheHits), f.Stats.CacheError, extract
+	if f.Descriptors != nil {
+		r.DescriptorLoads = f.Descriptors.Loads()
+	}
+	return r, nil
+}
+
+// Extracted are the usable images and their features.
+type Extracted struct {
+	Images  []Image
+	Sets    []*features.Set
+	Skipped []Skipped
+	Stats   features.Stats
+	// Descriptors bounds the descriptors held in memory (nil without the
+	// feature cache).
+	Descriptors *features.DescriptorCache
+}
+
+// Extract finds the features of the images (through the feature cache,
+// which it fills) and keeps the usable ones, as Run does before Match.
+func Extract(ctx context.Context, images []Image, opts Options) (*Extracted, error) {
 	if err := opts.Features.Validate(); err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
-	paths := make([]string, len(images))
-	names := make([]string, len(images))
-	for i, im := range images {
-		paths[i], names[i] = im.Path, im.Name
-	}
 	ex := newExtractor(opts)
-	sets, errs, st := ex.ExtractFiles(ctx, paths, names)
+	sets, errs, st := ex.ExtractFiles(ctx, Paths(images), Names(images))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -31,16 +56,7 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	extract := time.Since(t0)
-	r, err := Match(ctx, kept, keptSets, opts)
-	if err != nil {
-		return nil, err
-	}
-	r.Skipped, r.CacheHits, r.CacheError, r.Timing.Extract = skipped, int(st.CacheHits), st.CacheError, extract
-	if ex.Descriptors != nil {
-		r.DescriptorLoads = ex.Descriptors.Loads()
-	}
-	return r, nil
+	return &Extracted{Images: kept, Sets: keptSets, Skipped: skipped, Stats: st, Descriptors: ex.Descriptors}, nil
 }
 
 // newExtractor is the extractor of opts: its cache, its descriptor memory
@@ -88,4 +104,16 @@ func usable(images []Image, sets []*features.Set, errs []error, strict bool) ([]
 		return nil, nil, nil, fmt.Errorf("%w: %d of %d%s", ErrTooFewImages, len(kept), len(images), why)
 	}
 	return kept, keptSets, skipped, nil
+}
+
+// ExtractEach finds the features of each image through the feature cache
+// (which it fills), one set or error per image, holding every set's
+// descriptors in memory: a worker's share of Extract.
+func ExtractEach(ctx context.Context, images []Image, opts Options) ([]*features.Set, []error, error) {
+	if err := opts.Features.Validate(); err != nil {
+		return nil, nil, err
+	}
+	opts.Cache.DescriptorMemory = -1
+	sets, errs, _ := newExtractor(opts).ExtractFiles(ctx, Paths(images), Names(images))
+	return sets, errs, ctx.Err()
 }
