@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin/clearmatch
 DEMOOUT ?= demo-out
 
-.PHONY: all setup setup-test build test test-pure demo bench clean
+.PHONY: all setup setup-test build build-beam test test-pure test-beam demo bench clean
 
 all: build
 
@@ -21,6 +21,12 @@ setup-test:
 build: setup
 	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/clearmatch
 
+# build-beam: clearmatch-beam, the pipeline on Apache Beam (docs/scale.md).
+# It is a module of its own (beam/go.mod): Beam's dependencies stay out of
+# clearmatch's build.
+build-beam: setup
+	cd beam && $(GO) build -buildvcs=auto -o ../bin/clearmatch-beam ./cmd/clearmatch-beam
+
 # test: vet and every test. Dataset tests read $$CLEARMATCH_DATA (default
 # ../shared/datasets); under CI a missing dataset is a failure, not a skip.
 # The longest package is internal/cli (the commands): it builds the binary once and runs
@@ -33,6 +39,12 @@ test: setup-test
 	$(GO) test $(TESTFLAGS) ./...
 	$(GO) test $(TESTFLAGS) -tags matprofile ./features/...
 	$(MAKE) --no-print-directory test-pure
+	$(MAKE) --no-print-directory test-beam
+
+# test-beam: the Beam module's vet and tests (clearmatch-beam on Prism
+# writes match's tracks.json byte for byte).
+test-beam:
+	cd beam && $(GO) vet ./... && $(GO) test $(TESTFLAGS) ./...
 
 # test-pure: the cgo-free binary builds, and the packages that must stay free of
 # cgo (clear, eval, datasets, pairwise, calib, export, pipeline, imagefile, retrieval, refine, geom, tracks, colmap, localmap, fusion, benchmark,

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/clearmatch/clearmatch/internal/cli"
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/pipeline"
+)
+
+// The pipeline's elements: batches of image indices (into the job's
+// images), batches of pairs (into the usable images) and each pair's
+// verification, small enough to shuffle. Features and pair results travel
+// through the caches, never through the pipeline.
+type (
+	// imageBatch is images to extract, indices into the job's images.
+	imageBatch struct{ Images []int }
+	// pairBatch is pairs to match and verify, indices into the usable
+	// images; Round 0 is the first, later ones completion's.
+	pairBatch struct {
+		Round int
+		Pairs [][2]int
+	}
+	// pairResult is what completion needs of a verified pair.
+	pairResult struct {
+		I, J, Round                 int
+		Model                       int
+		Candidates, Inliers, Guided int
+	}
+)
+
+var (
+	imagesExtracted = beam.NewCounter("clearmatch", "images_extracted")
+	imagesSkipped   = beam.NewCounter("clearmatch", "images_skipped")
+	pairsMatched    = beam.NewCounter("clearmatch", "pairs_matched")
+	pairsVerified   = beam.NewCounter("clearmatch", "pairs_verified")
+)
+
+func init() {
+	register.DoFn3x1[context.Context, imageBatch, func(int), error](&extractFn{})
+	register.DoFn4x1[context.Context, int, func(*int) bool, func(pairBatch), error](&planFn{})
+	register.DoFn3x1[context.Context, pairBatch, func(pairResult), error](&pairFn{})
+	register.DoFn4x1[context.Context, int, func(*pairResult) bool, func(pairBatch), error](&completeFn{})
+	register.Emitter1[int]()
+	register.Emitter1[pairBatch]()
+	register.Emitter1[pairResult]()
+	register.Iter1[int]()
+	register.Iter1[pairResult]()
+}
+
+// job is what every function reads first: match's command line, parsed
+// once per function instance (the options cannot travel as data: they
+// hold interfaces), and where the plan is kept.
+type job struct {
+	Args []string
+	// Dir is the job's folder in the cache (the plan), shared by workers.
+	Dir string
+}
+
+// readPlan reads the plan into *p once: not in Setup, which a runner may
+// call before the plan is written.
+func (j job) readPlan(p **storedPlan) (err error) {
+	if *p == nil {
+		*p, err = readPlan(j.Dir)
+	}
+	return err
+}
+
+func (j job) parse() (*cli.MatchJob, error) {
+	m, err := cli.ParseMatch(j.Args, nil)
+	if err != nil {
+		return nil, fmt.Errorf("match's flags on a worker: %w", err)
+	}
+	return m, nil
+}
+
+// extractFn writes a batch of images' features into the feature cache and
+// emits the indices of those it could read.
+type extractFn struct {
+	job
+	m *cli.MatchJob
+}
+
+func (f *extractFn) Setup() (err error) {
+	f.m, err = f.parse()
+	return err
+}
+
+func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(int)) error {
+	ims := make([]pipeline.Image, len(b.Images))
+	for k, i := range b.Images {
+		ims[k] = f.m.Images[i]
+	}
+	o := f.m.Options
+	o.Features.Strict = false // a batch may hold one readable image; the plan decides
+	sets, errs, err := pipeline.ExtractEach(ctx, ims, o)
+	if err != nil {
+		return err
+	}
+	for k, i := range b.Images {
+		if errs[k] != nil {
+			imagesSkipped.Inc(ctx, 1)
+			continue
+		}
+		_ = sets[k] // in the feature cache now; the plan reads it back
+		imagesExtracted.Inc(ctx, 1)
+		emit(i)
+	}
+	return nil
+}
+
+// planFn runs after every extraction (it takes them grouped under one
+// key): it reads the features back, keeps the usable images as match
+// does, selects the first round's pairs, keeps the plan in the job's
+// folder for completion, and emits the pairs in batches.
+type planFn struct {
+	job
+	Batch int
+	m     *cli.MatchJob
+}
+
+func (f *planFn) Setup() (err error) {
+	f.m, err = f.parse()
+	return err
+}
+
+func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int) bool, emit func(pairBatch)) error {
+	var i int
+	for extracted(&i) {
+	}
+	x, err := pipeline.Extract(ctx, f.m.Images, f.m.Options)
+	if err != nil {
+		return err
+	}
+	plan, err := pipeline.PlanPairs(ctx, x.Images, x.Sets, f.m.Options)
+	if err != nil {
+		return err
+	}
+	if err := writePlan(f.Dir, &storedPlan{Plan: plan, Images: x.Images}); err != nil {
+		return err
+	}
+	emitBatches(0, plan.First, f.Batch, emit)
+	return nil
+}
+
+// emitBatches emits pairs in batches of at most size.
+func emitBatches(round int, pairs [][2]int, size int, emit func(pairBatch)) {
+	for len(pairs) > 0 {
+		n := min(size, len(pairs))
+		emit(pairBatch{Round: round, Pairs: pairs[:n:n]})
+		pairs = pairs[n:]
+	}
+}
+
+// pairFn matches and verifies a batch of pairs into the pair cache, with
+// the feature sets read through this process's set cache.
+type pairFn struct {
+	job
+	m    *cli.MatchJob
+	plan *storedPlan
+}
+
+func (f *pairFn) Setup() (err error) {
+	f.m, err = f.parse()
+	return err
+}
+
+func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pairResult)) error {
+	if err := f.readPlan(&f.plan); err != nil {
+		return err
+	}
+	// The batch's images, renumbered.
+	local := map[int]int{}
+	var ims []int
+	for _, p := range b.Pairs {
+		for _, i := range p {
+			if _, ok := local[i]; !ok {
+				local[i] = len(ims)
+				ims = append(ims, i)
+			}
+		}
+	}
+	sort.Ints(ims)
+	for k, i := range ims {
+		local[i] = k
+	}
+	sets, err := processSets.get(ctx, f.plan.Images, ims, f.m.Options)
+	if err != nil {
+		return err
+	}
+	pairs := make([][2]int, len(b.Pairs))
+	for k, p := range b.Pairs {
+		pairs[k] = [2]int{local[p[0]], local[p[1]]}
+	}
+	vs, err := pipeline.VerifyPairs(ctx, sets, pairs, b.Round > 0, f.m.Options)
+	if err != nil {
+		return err
+	}
+	pairsMatched.Inc(ctx, int64(len(pairs)))
+	for k, v := range vs {
+		if v.Model != pairwise.NoModel {
+			pairsVerified.Inc(ctx, 1)
+		}
+		p := b.Pairs[k]
+		emit(pairResult{I: p[0], J: p[1], Round: b.Round, Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers, Guided: v.Guided})
+	}
+	return nil
+}
+
+// completeFn is completion's round Round: it takes every pair tried so far
+// (grouped under one key) and emits the next round's pairs in batches, or
+// none when the plan has no such round.
+type completeFn struct {
+	job
+	Round, Batch int
+	m            *cli.MatchJob
+	plan         *storedPlan
+}
+
+func (f *completeFn) Setup() (err error) {
+	f.m, err = f.parse()
+	return err
+}
+
+func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pairResult) bool, emit func(pairBatch)) error {
+	if err := f.readPlan(&f.plan); err != nil {
+		return err
+	}
+	var all []pairResult
+	var r pairResult
+	for results(&r) {
+		all = append(all, r)
+	}
+	if f.Round > f.plan.Plan.Rounds(f.m.Options) {
+		return nil
+	}
+	// Match's order: pairs as verified, round by round, by pair.
+	sort.Slice(all, func(a, b int) bool {
+		x, y := all[a], all[b]
+		if x.Round != y.Round {
+			return x.Round < y.Round
+		}
+		if x.I != y.I {
+			return x.I < y.I
+		}
+		return x.J < y.J
+	})
+	tried := make(map[[2]int]bool, len(all))
+	vs := make([]pairwise.Verified, len(all))
+	for k, r := range all {
+		tried[[2]int{r.I, r.J}] = true
+		vs[k] = pairwise.Verified{I: r.I, J: r.J, Model: pairwise.ModelKind(r.Model), Candidates: r.Candidates, Inliers: r.Inliers, Guided: r.Guided}
+	}
+	emitBatches(f.Round, f.plan.Plan.Next(len(f.plan.Images), vs, tried, f.m.Options), f.Batch, emit)
+	return nil
+}

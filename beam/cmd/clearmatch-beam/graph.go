@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/clearmatch/clearmatch/internal/cli"
+)
+
+// Batch sizes: an extraction batch is a few images, a pair batch enough
+// pairs that a worker's cores stay busy and its set cache is reused.
+const (
+	imagesPerBatch = 4
+	pairsPerBatch  = 32
+)
+
+// build makes the pipeline: extract (sharded) → plan (one element, after
+// every extraction) → match and verify (sharded) → completion's rounds,
+// each after every pair of the rounds before it.
+func build(args []string, images, rounds int, dir string) *beam.Pipeline {
+	p, s := beam.NewPipelineWithRoot()
+	j := job{Args: args, Dir: dir}
+	var batches []imageBatch
+	for i := 0; i < images; i += imagesPerBatch {
+		b := imageBatch{}
+		for k := i; k < min(i+imagesPerBatch, images); k++ {
+			b.Images = append(b.Images, k)
+		}
+		batches = append(batches, b)
+	}
+	extracted := beam.ParDo(s.Scope("extract"), &extractFn{job: j}, beam.Reshuffle(s, beam.CreateList(s, batches)))
+	pairs := beam.ParDo(s.Scope("plan"), &planFn{job: j, Batch: pairsPerBatch}, beam.GroupByKey(s, beam.AddFixedKey(s, extracted)))
+	results := beam.ParDo(s.Scope("pairs"), &pairFn{job: j}, beam.Reshuffle(s, pairs))
+	all := results
+	for r := 1; r <= rounds; r++ {
+		sr := s.Scope(fmt.Sprintf("completion%d", r))
+		next := beam.ParDo(sr, &completeFn{job: j, Round: r, Batch: pairsPerBatch}, beam.GroupByKey(sr, beam.AddFixedKey(sr, all)))
+		all = beam.Flatten(sr, all, beam.ParDo(sr, &pairFn{job: j}, beam.Reshuffle(sr, next)))
+	}
+	return p
+}
+
+// runBeam runs the pipeline and reports what its counters say.
+func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writer) (string, error) {
+	id := make([]byte, 8)
+	rand.Read(id)
+	dir := filepath.Join(m.Options.Cache.Features, "beam-jobs", hex.EncodeToString(id))
+	defer os.RemoveAll(dir)
+	rounds := 0
+	if !m.Options.Verification.Off && m.Options.Pairs.List == nil {
+		rounds = m.Options.Pairs.Rounds // a plan without retrieval emits none
+	}
+	start := time.Now()
+	fmt.Fprintf(stderr, "beam: %d images, up to %d completion rounds\n", len(m.Images), rounds)
+	pr, err := beamx.RunWithMetrics(ctx, build(args, len(m.Images), rounds, dir))
+	if err != nil {
+		return "", err
+	}
+	counters := map[string]int64{}
+	if pr != nil {
+		for _, c := range pr.Metrics().AllMetrics().Counters() {
+			counters[c.Key.Name] += c.Committed
+		}
+	}
+	return fmt.Sprintf("%d images extracted (%d unreadable), %d pairs matched, %d verified in %.1f s",
+		counters["images_extracted"], counters["images_skipped"], counters["pairs_matched"], counters["pairs_verified"], time.Since(start).Seconds()), nil
+}

@@ -1,0 +1,85 @@
+// Command clearmatch-beam runs `clearmatch match` on Apache Beam: feature
+// extraction and each pair's matching and verification are sharded over
+// the runner's workers (Prism, in this process, by default; Flink, Spark
+// or Dataflow by -runner), then the tracks are assembled as match
+// assembles them, from the caches the workers filled. It takes match's
+// flags (same names, same defaults) and Beam's; the outputs are match's.
+//
+//	clearmatch-beam DIR -out OUT [match's flags] [-runner prism|flink|spark|dataflow|universal ...]
+//
+// The image folder and -cache must be paths every worker can read and
+// write (one machine, or a shared file system on a cluster).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/clearmatch/clearmatch/internal/cli"
+)
+
+const prog = "clearmatch-beam"
+
+func main() {
+	matchArgs, beamArgs := splitArgs(os.Args[1:])
+	// Beam's flags first: a worker is started as `clearmatch-beam
+	// --worker=true ...` and beam.Init runs it without returning.
+	if err := flag.CommandLine.Parse(beamArgs); err != nil {
+		os.Exit(2)
+	}
+	beam.Init()
+	// Prism and the SDK log every job state at INFO; the console is
+	// match's, and Beam's warnings and errors.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	code := cli.Finish(ctx, prog, run(ctx, matchArgs, os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// splitArgs sends each flag to match when match has it, to Beam when Beam
+// has it (with its value when that is the next argument), and everything
+// else to match, which reports what it does not know.
+func splitArgs(args []string) (match, beamArgs []string) {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := flag.CommandLine.Lookup(name)
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" || cli.MatchFlag(name) || f == nil {
+			match = append(match, a)
+			continue
+		}
+		beamArgs = append(beamArgs, a)
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) && k+1 < len(args) {
+			k++
+			beamArgs = append(beamArgs, args[k])
+		}
+	}
+	return match, beamArgs
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	job, err := cli.ParseMatch(args, stdout)
+	if err != nil {
+		return err
+	}
+	if job.Options.Cache.Features == "" {
+		return cli.Usagef(`-cache "": clearmatch-beam's workers hand features and pairs over through the cache; give a folder every worker can reach`)
+	}
+	stats, err := runBeam(ctx, args, job, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "beam: %s\n", stats)
+	return cli.RunMatch(ctx, args, stdout, stderr)
+}

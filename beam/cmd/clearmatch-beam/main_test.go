@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/clearmatch/clearmatch/internal/cli"
+	"github.com/clearmatch/clearmatch/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+// TestSameTracksAsMatch: clearmatch-beam on Prism writes the tracks.json
+// of `clearmatch match` byte for byte, on photos matched exhaustively and on
+// a synthetic strip matched by retrieval with completion's rounds, and
+// every pair the final assembly needs comes from the pipeline's workers.
+func TestSameTracksAsMatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the pipeline twice per case")
+	}
+	ctx := context.Background()
+	castle := t.TempDir()
+	for _, f := range []string{"100_7100.JPG", "100_7101.JPG", "100_7102.JPG", "100_7103.JPG"} {
+		src := testenv.Require(t, filepath.Join(testenv.DataDir(), "sceaux-castle", f))
+		if err := os.Symlink(src, filepath.Join(castle, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	strip := filepath.Join(t.TempDir(), "strip")
+	if code := cli.Run(ctx, []string{"synth-photos", "-views", "24", "-width", "640", "-height", "480", "-out", strip}, nil, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("synth-photos: exit %d", code)
+	}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"castle, exhaustive", []string{castle, "-max-dim", "640"}},
+		{"strip, retrieval and completion", []string{filepath.Join(strip, "images"), "-pairs", "retrieval", "-retrieval-k", "4"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			want, got := filepath.Join(dir, "match"), filepath.Join(dir, "beam")
+			if code := cli.Run(ctx, append([]string{"match", "-out", want, "-cache", ""}, c.args...), nil, io.Discard, io.Discard); code != 0 {
+				t.Fatalf("match: exit %d", code)
+			}
+			var stderr bytes.Buffer
+			if err := run(ctx, append([]string{"-out", got, "-cache", filepath.Join(dir, "cache")}, c.args...), io.Discard, &stderr); err != nil {
+				t.Fatalf("clearmatch-beam: %v\n%s", err, stderr.String())
+			}
+			a, _ := os.ReadFile(filepath.Join(want, "tracks.json"))
+			b, err := os.ReadFile(filepath.Join(got, "tracks.json"))
+			if err != nil || len(a) == 0 || !bytes.Equal(a, b) {
+				t.Fatalf("tracks.json differs from match's (%d and %d bytes, %v)", len(a), len(b), err)
+			}
+			var rep struct {
+				Hits      struct{ Matches, Verifications int } `json:"pair_cache_hits"`
+				Pairs     []json.RawMessage
+				Selection struct {
+					Sources map[string]struct{ Matched int }
+				} `json:"pair_selection"`
+			}
+			if b, err := os.ReadFile(filepath.Join(got, "report.json")); err != nil || json.Unmarshal(b, &rep) != nil {
+				t.Fatalf("report.json: %v", err)
+			}
+			if n := len(rep.Pairs); n == 0 || rep.Hits.Matches != n || rep.Hits.Verifications != n {
+				t.Errorf("the final assembly found %+v of %d pairs in the cache, want every one", rep.Hits, n)
+			}
+			if c.args[1] == "-pairs" && rep.Selection.Sources["completion"].Matched == 0 {
+				t.Errorf("no completion round ran: %+v", rep.Selection)
+			}
+			if !strings.Contains(stderr.String(), "beam: ") {
+				t.Errorf("no pipeline summary on stderr:\n%s", stderr.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"sync"
+
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pipeline"
+)
+
+// setCache keeps the feature sets this process read last, so that pairs of
+// the same images in one worker read each image's features once.
+type setCache struct {
+	mu   sync.Mutex
+	max  int
+	sets map[string]*features.Set
+	use  map[string]int64
+	tick int64
+}
+
+// processSets is this process's cache: 128 sets of compact descriptors
+// (under 256 MiB at 16384 features an image).
+var processSets = &setCache{max: 128, sets: map[string]*features.Set{}, use: map[string]int64{}}
+
+// get returns the sets of images[idx[k]], reading the missing ones from
+// the feature cache (extracting any that are not there).
+func (c *setCache) get(ctx context.Context, images []pipeline.Image, idx []int, opts pipeline.Options) ([]*features.Set, error) {
+	out := make([]*features.Set, len(idx))
+	var missing []pipeline.Image
+	var at []int
+	c.mu.Lock()
+	for k, i := range idx {
+		c.tick++
+		if s, ok := c.sets[images[i].Path]; ok {
+			out[k] = s
+			c.use[images[i].Path] = c.tick
+			continue
+		}
+		missing = append(missing, images[i])
+		at = append(at, k)
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	sets, errs, err := pipeline.ExtractEach(ctx, missing, opts)
+	if err != nil {
+		return nil, err
+	}
+	for k, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+		out[at[k]] = sets[k]
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, im := range missing {
+		c.tick++
+		c.sets[im.Path], c.use[im.Path] = sets[k], c.tick
+	}
+	for len(c.sets) > c.max {
+		oldest, t := "", int64(-1)
+		for p, u := range c.use {
+			if t < 0 || u < t {
+				oldest, t = p, u
+			}
+		}
+		delete(c.sets, oldest)
+		delete(c.use, oldest)
+	}
+	return out, nil
+}
