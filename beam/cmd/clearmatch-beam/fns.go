@@ -109,6 +109,7 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 		}
 		_ = sets[k] // in the feature cache now; the plan reads it back
 		imagesExtracted.Inc(ctx, 1)
+		progress.add(1, 0, 0)
 		emit(i)
 	}
 	return nil
@@ -205,10 +206,12 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 	for k, v := range vs {
 		if v.Model != pairwise.NoModel {
 			pairsVerified.Inc(ctx, 1)
+			progress.add(0, 0, 1)
 		}
 		p := b.Pairs[k]
 		emit(pairResult{I: p[0], J: p[1], Round: b.Round, Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers, Guided: v.Guided})
 	}
+	progress.add(0, len(pairs), 0)
 	return nil
 }
 

@@ -62,6 +62,7 @@ func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writ
 	start := time.Now()
 	fmt.Fprintf(stderr, "beam: %d images, up to %d completion rounds\n", len(m.Images), rounds)
 	pr, err := beamx.RunWithMetrics(ctx, build(args, len(m.Images), rounds, dir))
+	progress.done()
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/cli"
+)
+
+func TestSplitArgs(t *testing.T) {
+	cases := []struct {
+		args, match, beam []string
+	}{
+		{[]string{"photos", "-out", "run", "--runner=flink", "-cache", "c"}, []string{"photos", "-out", "run", "-cache", "c"}, []string{"--runner=flink"}},
+		{[]string{"-runner", "prism", "photos", "-out", "run"}, []string{"photos", "-out", "run"}, []string{"-runner", "prism"}},
+		{[]string{"photos", "--environment_type", "PROCESS", "-workers", "2"}, []string{"photos", "-workers", "2"}, []string{"--environment_type", "PROCESS"}},
+		// Unknown flags go to match, which names them.
+		{[]string{"photos", "-no-such-flag", "1"}, []string{"photos", "-no-such-flag", "1"}, nil},
+	}
+	for _, c := range cases {
+		m, b := splitArgs(c.args)
+		if !reflect.DeepEqual(m, c.match) || !reflect.DeepEqual(b, c.beam) {
+			t.Errorf("splitArgs(%q) = %q, %q; want %q, %q", c.args, m, b, c.match, c.beam)
+		}
+	}
+}
+
+// TestDocumentedCommands: every flag of every clearmatch-beam command line
+// in docs/scale.md is match's or Beam's.
+func TestDocumentedCommands(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "scale.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	in := false
+	var cmd string
+	for _, line := range strings.Split(string(b), "\n") {
+		switch l := strings.TrimSpace(line); {
+		case strings.HasPrefix(l, "```sh"):
+			in, cmd = true, ""
+			continue
+		case strings.HasPrefix(l, "```"):
+			in = false
+			continue
+		case !in:
+			continue
+		default:
+			cmd += " " + strings.TrimSuffix(l, "\\")
+			if strings.HasSuffix(l, "\\") {
+				continue
+			}
+		}
+		f := strings.Fields(cmd)
+		cmd = ""
+		for k, a := range f {
+			if a != "clearmatch-beam" && a != "bin/clearmatch-beam" {
+				continue
+			}
+			seen++
+			for _, a := range f[k+1:] {
+				name, _, _ := strings.Cut(strings.Trim(strings.TrimLeft(a, "-"), "'"), "=")
+				if strings.HasPrefix(a, "-") && !cli.MatchFlag(name) && flag.CommandLine.Lookup(name) == nil {
+					t.Errorf("docs/scale.md: %s: -%s is neither match's flag nor Beam's", strings.Join(f[k:], " "), name)
+				}
+			}
+			break
+		}
+	}
+	if seen < 4 {
+		t.Errorf("found %d clearmatch-beam command lines in docs/scale.md", seen)
+	}
+}
