@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -81,5 +82,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "beam: %s\n", stats)
+	// The assembly needs match's memory: give back the workers' (their
+	// sets, Prism's buffers) first.
+	processSets.clear()
+	debug.FreeOSMemory()
 	return cli.RunMatch(ctx, args, stdout, stderr)
 }

@@ -71,3 +71,10 @@ func (c *setCache) get(ctx context.Context, images []pipeline.Image, idx []int, 
 	}
 	return out, nil
 }
+
+// clear drops every set, for the assembly after the pipeline.
+func (c *setCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sets, c.use = map[string]*features.Set{}, map[string]int64{}
+}
