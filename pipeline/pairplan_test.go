@@ -16,13 +16,7 @@ import (
 // round, the plan passed through gob) fill the pair cache with every pair
 // Match then needs, and Match's result is the one without a cache.
 func TestPlanAndVerifyPairsWarmMatch(t *testing.T) {
-	imsA, setsA := views(6, 60, 1)
-	imsB, setsB := views(6, 60, 2)
-	for k := range imsB {
-		imsB[k].Name = string(rune('g' + k))
-		setsB[k].Image = imsB[k].Name
-	}
-	ims, sets := append(imsA, imsB...), append(setsA, setsB...)
+	ims, sets := twoScenes()
 	for _, pairs := range []PairOptions{
 		{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinInlierRatio: 0.25},
 		{Mode: PairsExhaustive},

@@ -13,14 +13,19 @@ import (
 // testRetrieval is a vocabulary small enough for 60 descriptors an image.
 var testRetrieval = retrieval.Options{Words: 8}
 
-func TestPairSelection(t *testing.T) {
+// twoScenes is 12 views: 0-5 of one scene, 6-11 of another.
+func twoScenes() ([]Image, []*features.Set) {
 	imsA, setsA := views(6, 60, 1)
 	imsB, setsB := views(6, 60, 2)
 	for k := range imsB {
 		imsB[k].Name = string(rune('g' + k))
 		setsB[k].Image = imsB[k].Name
 	}
-	ims, sets := append(imsA, imsB...), append(setsA, setsB...)
+	return append(imsA, imsB...), append(setsA, setsB...)
+}
+
+func TestPairSelection(t *testing.T) {
+	ims, sets := twoScenes()
 	scene := func(i int) int { return i / 6 }
 	base := DefaultOptions()
 	base.Matching.Matcher, base.Verification.Estimator = pairwise.BruteForce{}, identity{}
