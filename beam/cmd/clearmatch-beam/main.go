@@ -34,7 +34,10 @@ func main() {
 	matchArgs, beamArgs := splitArgs(os.Args[1:])
 	// Beam's flags first: a worker is started as `clearmatch-beam
 	// --worker=true ...` and beam.Init runs it without returning.
+	flag.CommandLine.Init(prog, flag.ContinueOnError)
+	flag.CommandLine.SetOutput(io.Discard)
 	if err := flag.CommandLine.Parse(beamArgs); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", prog, err)
 		os.Exit(2)
 	}
 	beam.Init()
