@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,5 +76,20 @@ func TestDocumentedCommands(t *testing.T) {
 	}
 	if seen < 4 {
 		t.Errorf("found %d clearmatch-beam command lines in docs/scale.md", seen)
+	}
+}
+
+// TestHelp: -h names clearmatch-beam and Beam's flags, then match's, and
+// is not an error (cli.Finish exits 0 on flag.ErrHelp).
+func TestHelp(t *testing.T) {
+	var out strings.Builder
+	err := run(context.Background(), []string{"-h"}, &out, io.Discard)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run -h: %v", err)
+	}
+	for _, want := range []string{"Usage: clearmatch-beam", "--runner", "-pairs"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h does not mention %s", want)
+		}
 	}
 }

@@ -72,7 +72,25 @@ func splitArgs(args []string) (match, beamArgs []string) {
 	return match, beamArgs
 }
 
+const usage = `Usage: clearmatch-beam DIR|IMAGE... -out OUTDIR [match's flags] [Beam's flags]
+
+Runs clearmatch match on Apache Beam: extraction and each pair's matching
+and verification on the runner's workers, then match's assembly from the
+caches they filled (-cache, required: a folder every worker can reach).
+The outputs are match's. Beam's flags include --runner (prism, the
+default, in this process; flink, spark, dataflow, universal), --endpoint,
+--environment_type, --environment_config and --worker_binary. The manual:
+docs/scale.md.
+
+`
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			fmt.Fprint(stdout, usage)
+			break
+		}
+	}
 	job, err := cli.ParseMatch(args, stdout)
 	if err != nil {
 		return err
