@@ -28,9 +28,9 @@ type (
 	}
 	// pairResult is what completion needs of a verified pair.
 	pairResult struct {
-		I, J, Round                 int
-		Model                       int
-		Candidates, Inliers, Guided int
+		I, J, Round         int
+		Model               int
+		Candidates, Inliers int
 	}
 )
 
@@ -98,7 +98,8 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 	}
 	o := f.m.Options
 	o.Features.Strict = false // a batch may hold one readable image; the plan decides
-	sets, errs, err := pipeline.ExtractEach(ctx, ims, o)
+	// The sets are in the feature cache now; the plan reads them back.
+	_, errs, err := pipeline.ExtractEach(ctx, ims, o)
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,6 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 			imagesSkipped.Inc(ctx, 1)
 			continue
 		}
-		_ = sets[k] // in the feature cache now; the plan reads it back
 		imagesExtracted.Inc(ctx, 1)
 		progress.add(1, 0, 0)
 		emit(i)
@@ -209,7 +209,7 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 			progress.add(0, 0, 1)
 		}
 		p := b.Pairs[k]
-		emit(pairResult{I: p[0], J: p[1], Round: b.Round, Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers, Guided: v.Guided})
+		emit(pairResult{I: p[0], J: p[1], Round: b.Round, Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers})
 	}
 	progress.add(0, len(pairs), 0)
 	return nil
@@ -257,7 +257,7 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 	vs := make([]pairwise.Verified, len(all))
 	for k, r := range all {
 		tried[[2]int{r.I, r.J}] = true
-		vs[k] = pairwise.Verified{I: r.I, J: r.J, Model: pairwise.ModelKind(r.Model), Candidates: r.Candidates, Inliers: r.Inliers, Guided: r.Guided}
+		vs[k] = pairwise.Verified{I: r.I, J: r.J, Model: pairwise.ModelKind(r.Model), Candidates: r.Candidates, Inliers: r.Inliers}
 	}
 	emitBatches(f.Round, f.plan.Plan.Next(len(f.plan.Images), vs, tried, f.m.Options), f.Batch, emit)
 	return nil
