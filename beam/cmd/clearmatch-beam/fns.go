@@ -131,6 +131,9 @@ func (f *planFn) Setup() (err error) {
 }
 
 func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int) bool, emit func(pairBatch)) error {
+	// The extracted indices only order this after every extraction; the
+	// plan reads the whole folder back as match would, unreadable images
+	// included (it skips them, or fails with -strict, as match does).
 	var i int
 	for extracted(&i) {
 	}
