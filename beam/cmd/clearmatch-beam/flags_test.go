@@ -93,3 +93,11 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestRootCause(t *testing.T) {
+	err := errors.New(`job job-001 failed:\nbundle inst004 failed:\n1: DataSource[...]\n	caused by:\nDoFn[UID:4, Name: main.planFn] failed:\nbroken.jpg: not a readable image (image: unknown format)` + "\n")
+	want := "the pipeline failed: broken.jpg: not a readable image (image: unknown format)"
+	if got := rootCause(err).Error(); got != want {
+		t.Errorf("rootCause = %q, want %q", got, want)
+	}
+}

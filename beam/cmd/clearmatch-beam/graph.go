@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -64,7 +65,7 @@ func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writ
 	pr, err := beamx.RunWithMetrics(ctx, build(args, len(m.Images), rounds, dir))
 	progress.done()
 	if err != nil {
-		return "", err
+		return "", rootCause(err)
 	}
 	counters := map[string]int64{}
 	if pr != nil {
@@ -74,4 +75,16 @@ func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writ
 	}
 	return fmt.Sprintf("%d images extracted (%d unreadable), %d pairs matched, %d verified in %.1f s",
 		counters["images_extracted"], counters["images_skipped"], counters["pairs_matched"], counters["pairs_verified"], time.Since(start).Seconds()), nil
+}
+
+// rootCause is the last line of a failed job's error: Beam wraps a DoFn's
+// error (one line, naming the file or value) in the bundle's whole plan.
+func rootCause(err error) error {
+	lines := strings.Split(strings.ReplaceAll(err.Error(), `\n`, "\n"), "\n")
+	for k := len(lines) - 1; k >= 0; k-- {
+		if l := strings.TrimSpace(lines[k]); l != "" {
+			return fmt.Errorf("the pipeline failed: %s", l)
+		}
+	}
+	return err
 }

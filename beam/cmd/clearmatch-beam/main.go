@@ -41,9 +41,18 @@ func main() {
 		os.Exit(2)
 	}
 	beam.Init()
-	// Prism and the SDK log every job state at INFO; the console is
-	// match's, and Beam's warnings and errors.
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// Prism and the SDK log every job state, and a failed bundle five
+	// times over; the console is match's, and a failed job is one line
+	// (rootCause). CLEARMATCH_BEAM_LOG=debug|info|warn|error shows Beam's
+	// own log.
+	level := slog.LevelError + 4 // above every level Beam logs at
+	if v := os.Getenv("CLEARMATCH_BEAM_LOG"); v != "" {
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: CLEARMATCH_BEAM_LOG=%q: want debug, info, warn or error\n", prog, v)
+			os.Exit(2)
+		}
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	context.AfterFunc(ctx, stop)
 	code := cli.Finish(ctx, prog, run(ctx, matchArgs, os.Stdout, os.Stderr), os.Stderr)
