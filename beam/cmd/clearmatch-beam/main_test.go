@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,13 +33,7 @@ func TestSameTracksAsMatch(t *testing.T) {
 		t.Skip("runs the pipeline twice per case")
 	}
 	ctx := context.Background()
-	castle := t.TempDir()
-	for _, f := range []string{"100_7100.JPG", "100_7101.JPG", "100_7102.JPG", "100_7103.JPG"} {
-		src := testenv.Require(t, filepath.Join(testenv.DataDir(), "sceaux-castle", f))
-		if err := os.Symlink(src, filepath.Join(castle, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	castle := castlePhotos(t, 4)
 	strip := filepath.Join(t.TempDir(), "strip")
 	if code := cli.Run(ctx, []string{"synth-photos", "-views", "24", "-width", "640", "-height", "480", "-out", strip}, nil, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("synth-photos: exit %d", code)
@@ -87,4 +82,18 @@ func TestSameTracksAsMatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// castlePhotos is a folder of links to sceaux-castle's first n photos.
+func castlePhotos(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for k := range n {
+		f := fmt.Sprintf("100_%d.JPG", 7100+k)
+		src := testenv.Require(t, filepath.Join(testenv.DataDir(), "sceaux-castle", f))
+		if err := os.Symlink(src, filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/clearmatch/clearmatch/internal/cli"
-	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
 // TestProcessWorkers runs clearmatch-beam as a cluster runs it: Prism
@@ -31,13 +30,7 @@ func TestProcessWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	photos := t.TempDir()
-	for _, f := range []string{"100_7100.JPG", "100_7101.JPG"} {
-		src := testenv.Require(t, filepath.Join(testenv.DataDir(), "sceaux-castle", f))
-		if err := os.Symlink(src, filepath.Join(photos, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	photos := castlePhotos(t, 2)
 	bin := t.TempDir()
 	for _, b := range [][2]string{{"clearmatch-beam", "."}, {"boot", "github.com/apache/beam/sdks/v2/go/container"}} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, b[0]), b[1]).CombinedOutput(); err != nil {
