@@ -164,11 +164,7 @@ func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) e
 		if opts.Verification.Off {
 			break
 		}
-		floor := 0.0
-		if round > 0 {
-			floor = opts.Pairs.CompletionMinInlierRatio
-		}
-		if err := r.verifyBatch(ctx, in, pc, ms, floor, opts); err != nil {
+		if err := r.verifyBatch(ctx, in, pc, ms, round > 0, opts); err != nil {
 			return err
 		}
 		if sel.index == nil || round >= opts.Pairs.Rounds {
@@ -203,12 +199,14 @@ func (r *Result) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache, 
 	return ms, nil
 }
 
-// verifyBatch verifies the pairs of ms (those not in the pair cache), with
-// an inlier-ratio floor of at least floor, and appends them to Verified.
-func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, floor float64, opts Options) error {
+// verifyBatch verifies the pairs of ms (those not in the pair cache) and
+// appends them to Verified; completion's pairs get its inlier-ratio floor.
+func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, completion bool, opts Options) error {
 	t := time.Now()
 	vo := opts.Verification.VerifyOptions
-	vo.MinInlierRatio = max(vo.MinInlierRatio, floor)
+	if completion {
+		vo.MinInlierRatio = max(vo.MinInlierRatio, opts.Pairs.CompletionMinInlierRatio)
+	}
 	vo.Workers = opts.Workers
 	vo.Descriptors = in.desc // only guided matching reads them, per pair
 	vo.Progress = offsetProgress(opts.Progress, StageVerify, len(r.Verified))

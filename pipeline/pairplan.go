@@ -46,7 +46,8 @@ func (p *PairPlan) Rounds(opts Options) int {
 }
 
 // Next is completion's next round, as Match proposes it: verified holds
-// every pair verified so far (every round), tried every pair tried.
+// every pair verified so far (every round, in any order), tried every
+// pair tried.
 func (p *PairPlan) Next(n int, verified []pairwise.Verified, tried map[[2]int]bool, opts Options) [][2]int {
 	sel := &selection{index: p.Index, best: p.Best}
 	good := transitiveEvidence(verified, opts.Pairs.CompletionMinInlierRatio)
@@ -82,11 +83,7 @@ func VerifyPairs(ctx context.Context, sets []*features.Set, pairs [][2]int, comp
 	if err != nil || opts.Verification.Off {
 		return nil, err
 	}
-	floor := 0.0
-	if completion {
-		floor = opts.Pairs.CompletionMinInlierRatio
-	}
-	if err := r.verifyBatch(ctx, in, pc, ms, floor, opts); err != nil {
+	if err := r.verifyBatch(ctx, in, pc, ms, completion, opts); err != nil {
 		return nil, err
 	}
 	if pc.err != nil {
