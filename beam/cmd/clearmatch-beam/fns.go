@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -28,8 +28,7 @@ type (
 	}
 	// pairResult is what completion needs of a verified pair.
 	pairResult struct {
-		I, J, Round         int
-		Model               int
+		I, J, Model         int
 		Candidates, Inliers int
 	}
 )
@@ -179,17 +178,13 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 		return err
 	}
 	// The batch's images, renumbered.
-	local := map[int]int{}
 	var ims []int
 	for _, p := range b.Pairs {
-		for _, i := range p {
-			if _, ok := local[i]; !ok {
-				local[i] = len(ims)
-				ims = append(ims, i)
-			}
-		}
+		ims = append(ims, p[0], p[1])
 	}
-	sort.Ints(ims)
+	slices.Sort(ims)
+	ims = slices.Compact(ims)
+	local := make(map[int]int, len(ims))
 	for k, i := range ims {
 		local[i] = k
 	}
@@ -212,7 +207,7 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 			progress.add(0, 0, 1)
 		}
 		p := b.Pairs[k]
-		emit(pairResult{I: p[0], J: p[1], Round: b.Round, Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers})
+		emit(pairResult{I: p[0], J: p[1], Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers})
 	}
 	progress.add(0, len(pairs), 0)
 	return nil
@@ -245,17 +240,6 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 	if f.Round > f.plan.Plan.Rounds(f.m.Options) {
 		return nil
 	}
-	// Match's order: pairs as verified, round by round, by pair.
-	sort.Slice(all, func(a, b int) bool {
-		x, y := all[a], all[b]
-		if x.Round != y.Round {
-			return x.Round < y.Round
-		}
-		if x.I != y.I {
-			return x.I < y.I
-		}
-		return x.J < y.J
-	})
 	tried := make(map[[2]int]bool, len(all))
 	vs := make([]pairwise.Verified, len(all))
 	for k, r := range all {
