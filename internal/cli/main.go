@@ -59,7 +59,9 @@ func Main() int {
 	// it, signals have their default effect, so a second one ends the
 	// process at once.
 	context.AfterFunc(ctx, stop)
+	endProfile := startProfile(os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	endProfile()
 	stop()
 	return code
 }
