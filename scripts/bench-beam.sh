@@ -4,8 +4,10 @@
 # clearmatch-beam (Prism, in-process) against clearmatch match on N
 # synthetic strip views (clearmatch synth-photos, 1024x768), both with a
 # cold cache and the same flags: wall time and peak memory (max RSS) of
-# each process, the pipeline's counters, and whether tracks.json is byte
-# for byte the same. Needs GNU time, bin/clearmatch (make build) and
+# each process, the pipeline's counters, the largest state one of its
+# bundles held and the bytes that travelled between its transforms beside
+# the match graph the assembly holds (ratio-test and verified matches, 12
+# bytes each), and whether tracks.json is byte for byte the same. Needs GNU time, bin/clearmatch (make build) and
 # bin/clearmatch-beam (make build-beam).
 set -euo pipefail
 n=${1:?usage: bench-beam.sh N [OUTDIR] [-- MATCH_FLAGS...]}
@@ -29,5 +31,13 @@ cmp -s "$out/match/tracks.json" "$out/beam/tracks.json" && same="byte-identical"
 echo "views $n"
 echo "  match:           $mw s, peak RSS $((mr / 1024)) MiB"
 echo "  clearmatch-beam: $bw s, peak RSS $((br / 1024)) MiB ($(grep '^beam: [0-9]* images extracted' "$out/beam.log" | sed 's/^beam: //'))"
+echo "  clearmatch-beam's pipeline: $(grep '^beam: largest bundle state' "$out/beam.log" | sed 's/^beam: //')"
+python3 - "$out/beam/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = (r["ratio_matches"] + r["input_matches"]) * 12
+print(f"  match graph: {r['ratio_matches']:,} ratio-test and {r['input_matches']:,} verified matches, {b / 2**20:.1f} MiB; "
+      f"largest component {r['largest_component']:,} observations of {sum(f['features'] for f in r['features_per_image']):,}")
+PY
 echo "  tracks.json: $same"
 echo "outputs in $out"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -95,13 +96,20 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 	for k, i := range b.Images {
 		ims[k] = f.m.Images[i]
 	}
-	o := f.m.Options
-	o.Features.Strict = false // a batch may hold one readable image; the plan decides
-	// The sets are in the feature cache now; the plan reads them back.
-	_, errs, err := pipeline.ExtractEach(ctx, ims, o)
+	release, err := acquireCore(ctx)
 	if err != nil {
 		return err
 	}
+	defer release()
+	o := f.m.Options
+	o.Features.Strict = false // a batch may hold one readable image; the plan decides
+	o.Workers = 1             // one core's share (acquireCore)
+	// The sets are in the feature cache now; the plan reads them back.
+	sets, errs, err := pipeline.ExtractEach(ctx, ims, o)
+	if err != nil {
+		return err
+	}
+	recordBundle(ctx, "extract", setsBytes(sets))
 	for k, i := range b.Images {
 		if errs[k] != nil {
 			imagesSkipped.Inc(ctx, 1)
@@ -147,6 +155,7 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 	if err := writePlan(f.Dir, &storedPlan{Plan: plan, Images: x.Images}); err != nil {
 		return err
 	}
+	recordBundle(ctx, "plan", setsBytes(x.Sets))
 	emitBatches(0, plan.First, f.Batch, emit)
 	return nil
 }
@@ -188,7 +197,14 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 	for k, i := range ims {
 		local[i] = k
 	}
-	sets, err := processSets.get(ctx, f.plan.Images, ims, f.m.Options)
+	release, err := acquireCore(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	o := f.m.Options
+	o.Workers = 1 // one core's share (acquireCore)
+	sets, err := processSets.get(ctx, f.plan.Images, ims, o)
 	if err != nil {
 		return err
 	}
@@ -196,10 +212,11 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 	for k, p := range b.Pairs {
 		pairs[k] = [2]int{local[p[0]], local[p[1]]}
 	}
-	vs, err := pipeline.VerifyPairs(ctx, sets, pairs, b.Round > 0, f.m.Options)
+	vs, err := pipeline.VerifyPairs(ctx, sets, pairs, b.Round > 0, o)
 	if err != nil {
 		return err
 	}
+	recordBundle(ctx, "pairs", setsBytes(sets)+verifiedBytes(vs))
 	pairsMatched.Inc(ctx, int64(len(pairs)))
 	for k, v := range vs {
 		if v.Model != pairwise.NoModel {
@@ -237,6 +254,7 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 	for results(&r) {
 		all = append(all, r)
 	}
+	recordBundle(ctx, "completion", int64(len(all))*int64(unsafe.Sizeof(pairResult{})))
 	if f.Round > f.plan.Plan.Rounds(f.m.Options) {
 		return nil
 	}

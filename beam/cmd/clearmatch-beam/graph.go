@@ -68,13 +68,15 @@ func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writ
 		return "", rootCause(err)
 	}
 	counters := map[string]int64{}
+	state := "no metrics from the runner"
 	if pr != nil {
 		for _, c := range pr.Metrics().AllMetrics().Counters() {
 			counters[c.Key.Name] += c.Committed
 		}
+		state = stateSummary(pr.Metrics())
 	}
-	return fmt.Sprintf("%d images extracted (%d unreadable), %d pairs matched, %d verified in %.1f s",
-		counters["images_extracted"], counters["images_skipped"], counters["pairs_matched"], counters["pairs_verified"], time.Since(start).Seconds()), nil
+	return fmt.Sprintf("%d images extracted (%d unreadable), %d pairs matched, %d verified in %.1f s\nbeam: %s",
+		counters["images_extracted"], counters["images_skipped"], counters["pairs_matched"], counters["pairs_verified"], time.Since(start).Seconds(), state), nil
 }
 
 // rootCause is the last line of a failed job's error: Beam wraps a DoFn's

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,6 +80,12 @@ func TestSameTracksAsMatch(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), "beam: ") {
 				t.Errorf("no pipeline summary on stderr:\n%s", stderr.String())
+			}
+			// The runner reports the bundles' state and the elements' sizes:
+			// a pair batch holds its images' features, more than any element.
+			state := regexp.MustCompile(`largest bundle state ([0-9.]+ [KMG]iB) \(pairs\), ([0-9.]+ (B|KiB|MiB)) between transforms`)
+			if m := state.FindStringSubmatch(stderr.String()); m == nil {
+				t.Errorf("no bundle state from the runner's metrics, or not a pair batch's:\n%s", stderr.String())
 			}
 		})
 	}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
+
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
+)
+
+// The bytes a bundle holds at once, per stage: the feature sets it reads
+// and the results it builds (for the plan and completion, the whole
+// folder's sets or every pair tried so far). Beam measures the elements
+// that travel between transforms itself; these count what a function
+// holds beside them.
+var bundleBytes = map[string]beam.Distribution{
+	"extract":    beam.NewDistribution("clearmatch", "bundle_bytes_extract"),
+	"plan":       beam.NewDistribution("clearmatch", "bundle_bytes_plan"),
+	"pairs":      beam.NewDistribution("clearmatch", "bundle_bytes_pairs"),
+	"completion": beam.NewDistribution("clearmatch", "bundle_bytes_completion"),
+}
+
+// setsBytes is the memory the sets hold: keypoints and descriptors (as
+// floats or bytes; none for a set whose descriptors wait on disk).
+func setsBytes(sets []*features.Set) int64 {
+	var n int64
+	for _, s := range sets {
+		if s == nil {
+			continue
+		}
+		n += int64(len(s.Keypoints))*int64(unsafe.Sizeof(features.Keypoint{})) + int64(len(s.Desc))*4 + int64(len(s.Desc8))
+	}
+	return n
+}
+
+// verifiedBytes is the memory of the pairs' matches.
+func verifiedBytes(vs []pairwise.Verified) int64 {
+	var n int64
+	for _, v := range vs {
+		n += int64(len(v.Matches)) * int64(unsafe.Sizeof(pairwise.Match{}))
+	}
+	return n
+}
+
+// recordBundle adds one bundle's bytes to its stage's distribution.
+func recordBundle(ctx context.Context, stage string, n int64) {
+	bundleBytes[stage].Update(ctx, n)
+}
+
+// stateSummary says, from a finished job's metrics, the largest state a
+// bundle held (its stage), the bytes that travelled between transforms
+// (every PCollection's elements, Beam's sampled sizes times their count:
+// an upper bound on what was shuffled) and the largest such element.
+func stateSummary(res metrics.Results) string {
+	stage, most := "", int64(0)
+	for _, d := range res.AllMetrics().Distributions() {
+		if name, ok := strings.CutPrefix(d.Key.Name, "bundle_bytes_"); ok && d.Result().Max > most {
+			stage, most = name, d.Result().Max
+		}
+	}
+	var moved float64
+	var element int64
+	for _, c := range res.AllMetrics().PCols() {
+		v := c.Result()
+		if s := v.SampledByteSize; s.Count > 0 {
+			moved += float64(v.ElementCount) * float64(s.Sum) / float64(s.Count)
+			element = max(element, s.Max)
+		}
+	}
+	out := fmt.Sprintf("largest bundle state %s (%s), %s between transforms (largest element %s)",
+		byteSize(float64(most)), stage, byteSize(moved), byteSize(float64(element)))
+	if peak, ok := peakRSS(); ok {
+		out += fmt.Sprintf(", peak RSS so far %s", byteSize(float64(peak)))
+	}
+	return out
+}
+
+// byteSize writes n bytes with a binary prefix: "512 B", "3.4 MiB".
+func byteSize(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	u := 0
+	for n >= 1024 && u < len(units)-1 {
+		n /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%.0f B", n)
+	}
+	return fmt.Sprintf("%.1f %s", n, units[u])
+}
+
+// peakRSS is this process's peak resident memory (Linux's VmHWM), in
+// bytes: with Prism in-process, the pipeline's peak before the assembly.
+func peakRSS() (int64, bool) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
+}
