@@ -141,6 +141,7 @@ func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) e
 	if err != nil {
 		return err
 	}
+	plan := sel.plan()
 	r.Timing.Select = time.Since(t0)
 	var pc *pairCache
 	if opts.Cache.Pairs != "" {
@@ -167,10 +168,10 @@ func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) e
 		if err := r.verifyBatch(ctx, in, pc, ms, round > 0, opts); err != nil {
 			return err
 		}
-		if sel.index == nil || round >= opts.Pairs.Rounds {
+		if round >= plan.Rounds(opts) {
 			break
 		}
-		batch = r.completionPairs(sel, tried, opts)
+		batch = r.completionPairs(sel, plan, tried, opts)
 	}
 	r.sortPairs(sel, source, pc)
 	return nil
@@ -232,8 +233,7 @@ func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache,
 // completion proposes over the verified pairs at or above its inlier-ratio
 // floor, not tried yet. Pairs verified below the floor stay verified but
 // are not evidence for transitivity.
-func (r *Result) completionPairs(sel *selection, tried map[[2]int]bool, opts Options) [][2]int {
-	plan := PairPlan{Index: sel.index, Best: sel.best}
+func (r *Result) completionPairs(sel *selection, plan *PairPlan, tried map[[2]int]bool, opts Options) [][2]int {
 	batch := plan.Next(len(r.Sets), r.Verified, tried, opts)
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {

@@ -34,7 +34,7 @@ func PlanPairs(ctx context.Context, images []Image, sets []*features.Set, opts O
 	if err != nil {
 		return nil, err
 	}
-	return &PairPlan{Mode: sel.mode, First: sel.pairs, Index: sel.index, Best: sel.best}, nil
+	return sel.plan(), nil
 }
 
 // Rounds is how many completion rounds follow the first with opts.
@@ -49,9 +49,17 @@ func (p *PairPlan) Rounds(opts Options) int {
 // every pair verified so far (every round, in any order), tried every
 // pair tried.
 func (p *PairPlan) Next(n int, verified []pairwise.Verified, tried map[[2]int]bool, opts Options) [][2]int {
-	sel := &selection{index: p.Index, best: p.Best}
 	good := transitiveEvidence(verified, opts.Pairs.CompletionMinInlierRatio)
-	return retrieval.Complete(n, good, tried, opts.Pairs.k(), p.Index.Similarity, sel.keep(opts.Pairs.minRelative()))
+	return retrieval.Complete(n, good, tried, opts.Pairs.k(), p.Index.Similarity, p.keep(opts.Pairs.minRelative()))
+}
+
+// keep is the similarity floor for completion's candidates: at least rel
+// times either image's best similarity.
+func (p *PairPlan) keep(rel float64) func(i, j int) bool {
+	return func(i, j int) bool {
+		v := p.Index.Similarity(i, j)
+		return v >= rel*p.Best[i] || v >= rel*p.Best[j]
+	}
 }
 
 var errNoPairCache = errors.New("pipeline: VerifyPairs needs the pair cache (Options.Cache.Pairs)")

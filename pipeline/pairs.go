@@ -130,12 +130,10 @@ type selection struct {
 	best       []float64 // each image's best similarity
 }
 
-// keep is the similarity floor for completion candidates.
-func (s *selection) keep(rel float64) func(i, j int) bool {
-	return func(i, j int) bool {
-		v := s.index.Similarity(i, j)
-		return v >= rel*s.best[i] || v >= rel*s.best[j]
-	}
+// plan is the selection as a PairPlan: its first round, and retrieval's
+// codes for completion's.
+func (s *selection) plan() *PairPlan {
+	return &PairPlan{Mode: s.mode, First: s.pairs, Index: s.index, Best: s.best}
 }
 
 // selectPairs chooses the first batch of pairs.
