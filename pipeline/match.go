@@ -43,6 +43,12 @@ func (o Options) check(images []Image, sets []*features.Set) error {
 			return fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(s.Desc)+len(s.Desc8), s.Len())
 		}
 	}
+	return o.checkSteps()
+}
+
+// checkSteps reports options of the steps after extraction that Match
+// cannot use.
+func (o Options) checkSteps() error {
 	if !o.Verification.Off {
 		if err := o.Verification.Validate(); err != nil {
 			return err
@@ -82,13 +88,7 @@ type pairInputs struct {
 }
 
 func newPairInputs(r *Result, opts Options) *pairInputs {
-	in := &pairInputs{desc: descriptors(r.Sets, opts.Matching.RootSIFT), matcher: opts.Matching.Matcher, est: opts.Verification.Estimator}
-	if in.matcher == nil {
-		in.matcher = features.BLASMatcher{}
-		if !features.OpenCV {
-			in.matcher = pairwise.BruteForce{}
-		}
-	}
+	in := &pairInputs{desc: descriptors(r.Sets, opts.Matching.RootSIFT), matcher: matcherOf(opts), est: opts.Verification.Estimator}
 	if in.est == nil {
 		in.est = features.CVEstimator{}
 	}
@@ -101,14 +101,34 @@ func newPairInputs(r *Result, opts Options) *pairInputs {
 	return in
 }
 
+// matcherOf is opts' matcher: the BLAS matcher unless one is given (pure
+// Go without OpenCV).
+func matcherOf(opts Options) pairwise.Matcher {
+	switch {
+	case opts.Matching.Matcher != nil:
+		return opts.Matching.Matcher
+	case features.OpenCV:
+		return features.BLASMatcher{}
+	}
+	return pairwise.BruteForce{}
+}
+
 // descriptors returns image i's descriptors as matched, made per use from
 // the sets (which may hold them as bytes): RootSIFT is computed per pair,
 // not kept for every image, so memory holds one compact copy of the
 // folder's descriptors. Released sets (features.DescriptorCache) read
 // them back when needed.
 func descriptors(sets []*features.Set, rootSIFT bool) func(i int) ([]float32, error) {
+	return loadDescriptors(func(i int) (*features.Set, error) { return sets[i], nil }, rootSIFT)
+}
+
+// loadDescriptors is descriptors for sets got from set(i) when needed.
+func loadDescriptors(set func(i int) (*features.Set, error), rootSIFT bool) func(i int) ([]float32, error) {
 	return func(i int) ([]float32, error) {
-		s := sets[i]
+		s, err := set(i)
+		if err != nil {
+			return nil, err
+		}
 		d, err := s.LoadFloats()
 		if err != nil {
 			return nil, err
@@ -137,7 +157,7 @@ func pixelScale(s *features.Set, maxDim int) float64 {
 // Verified and the pair bookkeeping, sorted by pair.
 func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) error {
 	t0 := time.Now()
-	sel, err := selectPairs(ctx, r, in.desc, in.matcher, opts)
+	sel, err := selectPairs(ctx, Names(r.Images), setSizes(r.Sets), in.desc, in.matcher, opts)
 	if err != nil {
 		return err
 	}

@@ -28,13 +28,49 @@ func PlanPairs(ctx context.Context, images []Image, sets []*features.Set, opts O
 	if err := opts.check(images, sets); err != nil {
 		return nil, err
 	}
-	r := newResult(images, sets, opts)
-	in := newPairInputs(r, opts)
-	sel, err := selectPairs(ctx, r, in.desc, in.matcher, opts)
+	sel, err := selectPairs(ctx, Names(images), setSizes(sets), descriptors(sets, opts.Matching.RootSIFT), matcherOf(opts), opts)
 	if err != nil {
 		return nil, err
 	}
 	return sel.plan(), nil
+}
+
+// PlanPairsEach is PlanPairs for a caller that holds no feature sets:
+// set(i) gives image i's set (or its extraction error) when the plan
+// needs it, once for its feature count and twice more for retrieval's
+// descriptors, so the plan holds counts and retrieval's codes, not the
+// folder's features. It keeps the usable images as Extract does and
+// returns them with the plan, whose pairs index them.
+func PlanPairsEach(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) (*PairPlan, []Image, error) {
+	if err := opts.checkSteps(); err != nil {
+		return nil, nil, err
+	}
+	errs := make([]error, len(images))
+	sizes := make([]int, len(images))
+	for i := range images {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		s, err := set(i)
+		if errs[i] = err; err == nil {
+			sizes[i] = s.Len()
+		}
+	}
+	kept, _, err := usableIndex(images, errs, opts.Features.Strict)
+	if err != nil {
+		return nil, nil, err
+	}
+	keptImages := make([]Image, len(kept))
+	keptSizes := make([]int, len(kept))
+	for k, i := range kept {
+		keptImages[k], keptSizes[k] = images[i], sizes[i]
+	}
+	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, opts.Matching.RootSIFT)
+	sel, err := selectPairs(ctx, Names(keptImages), keptSizes, desc, matcherOf(opts), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sel.plan(), keptImages, nil
 }
 
 // Rounds is how many completion rounds follow the first with opts.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/features"
@@ -68,6 +70,52 @@ func TestPlanAndVerifyPairsWarmMatch(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got.Verified, want.Verified) || !reflect.DeepEqual(got.Item, want.Item) {
 			t.Errorf("%s: Match on the warmed cache differs from Match", pairs.Mode)
+		}
+	}
+}
+
+// TestPlanPairsEach: the plan from sets read one at a time is PlanPairs's
+// on the usable sets, with an unreadable image skipped (or, strict, the
+// error), and the set of an image is read at most three times.
+func TestPlanPairsEach(t *testing.T) {
+	ims, sets := twoScenes()
+	broken := errors.New("broken.png: not a readable image")
+	withBroken := slices.Insert(slices.Clone(ims), 2, Image{Name: "broken.png"})
+	for _, pairs := range []PairOptions{
+		{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval},
+		{Mode: PairsExhaustive},
+	} {
+		o := DefaultOptions()
+		o.Matching.Matcher = pairwise.BruteForce{}
+		o.Pairs = pairs
+		want, err := PlanPairs(context.Background(), ims, sets, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reads := make([]int, len(withBroken))
+		set := func(i int) (*features.Set, error) {
+			reads[i]++
+			switch {
+			case i == 2:
+				return nil, broken
+			case i > 2:
+				return sets[i-1], nil
+			}
+			return sets[i], nil
+		}
+		got, kept, err := PlanPairsEach(context.Background(), withBroken, set, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(kept, ims) {
+			t.Errorf("%s: the plan from sets one at a time differs from PlanPairs's", pairs.Mode)
+		}
+		if m := slices.Max(reads); m > 3 {
+			t.Errorf("%s: a set was read %d times, want at most 3", pairs.Mode, m)
+		}
+		o.Features.Strict = true
+		if _, _, err := PlanPairsEach(context.Background(), withBroken, set, o); !errors.Is(err, broken) {
+			t.Errorf("%s, strict: error %v, want the unreadable image's", pairs.Mode, err)
 		}
 	}
 }

@@ -137,8 +137,10 @@ func (s *selection) plan() *PairPlan {
 }
 
 // selectPairs chooses the first batch of pairs.
-func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, error), m pairwise.Matcher, opts Options) (*selection, error) {
-	n := len(r.Sets)
+// names are the images' names and sizes their feature counts; desc gives
+// an image's descriptors as matched.
+func selectPairs(ctx context.Context, names []string, sizes []int, desc func(int) ([]float32, error), m pairwise.Matcher, opts Options) (*selection, error) {
+	n := len(names)
 	sel := &selection{considered: map[string]int{}}
 	add := func(src string, ps [][2]int) {
 		sel.considered[src] += len(ps)
@@ -168,7 +170,7 @@ func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, erro
 		mode = PairsExhaustive
 	}
 	if mode == PairsAuto {
-		mode = opts.Pairs.AutoMode(Names(r.Images))
+		mode = opts.Pairs.AutoMode(names)
 	}
 	sel.mode = mode
 	switch mode {
@@ -187,11 +189,7 @@ func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, erro
 	if ro.Workers == 0 {
 		ro.Workers = opts.Workers
 	}
-	rows := make([]int, n)
-	for i, st := range r.Sets {
-		rows[i] = st.Len()
-	}
-	x, err := retrieval.BuildFunc(ctx, rows, desc, features.DescSize, m, ro)
+	x, err := retrieval.BuildFunc(ctx, sizes, desc, features.DescSize, m, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +209,15 @@ func selectPairs(ctx context.Context, r *Result, desc func(int) ([]float32, erro
 	}
 	sortSelection(sel)
 	return sel, nil
+}
+
+// setSizes are the sets' feature counts.
+func setSizes(sets []*features.Set) []int {
+	n := make([]int, len(sets))
+	for i, s := range sets {
+		n[i] = s.Len()
+	}
+	return n
 }
 
 // sortSelection sorts the batch by pair, keeping each pair's source.

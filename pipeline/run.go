@@ -79,31 +79,44 @@ func newExtractor(opts Options) *features.Extractor {
 // usable keeps the images whose features were extracted and lists the
 // others as skipped (an error with strict); fewer than two is an error.
 func usable(images []Image, sets []*features.Set, errs []error, strict bool) ([]Image, []*features.Set, []Skipped, error) {
-	var kept []Image
-	var keptSets []*features.Set
+	kept, skipped, err := usableIndex(images, errs, strict)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	keptImages := make([]Image, len(kept))
+	keptSets := make([]*features.Set, len(kept))
+	for k, i := range kept {
+		keptImages[k], keptSets[k] = images[i], sets[i]
+	}
+	return keptImages, keptSets, skipped, nil
+}
+
+// usableIndex is usable's choice from the extraction errors alone: the
+// indices of the images kept.
+func usableIndex(images []Image, errs []error, strict bool) ([]int, []Skipped, error) {
+	var kept []int
 	var skipped []Skipped
 	for i, err := range errs {
 		if errors.Is(err, features.ErrNoOpenCV) {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		if err != nil {
 			if strict {
-				return nil, nil, nil, err
+				return nil, nil, err
 			}
 			skipped = append(skipped, Skipped{Name: images[i].Name, Err: err})
 			continue
 		}
-		kept = append(kept, images[i])
-		keptSets = append(keptSets, sets[i])
+		kept = append(kept, i)
 	}
 	if len(kept) < 2 {
 		why := ""
 		for _, s := range skipped {
 			why += "; " + s.Message()
 		}
-		return nil, nil, nil, fmt.Errorf("%w: %d of %d%s", ErrTooFewImages, len(kept), len(images), why)
+		return nil, nil, fmt.Errorf("%w: %d of %d%s", ErrTooFewImages, len(kept), len(images), why)
 	}
-	return kept, keptSets, skipped, nil
+	return kept, skipped, nil
 }
 
 // ExtractEach finds the features of each image through the feature cache

@@ -34,13 +34,17 @@ import (
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
+// DefaultSample is the default bound on the vocabulary's training sample,
+// in descriptors: with Dim 128, 32 MiB of floats.
+const DefaultSample = 65536
+
 // Options configure Build. The zero value is the default.
 type Options struct {
 	// Words is the vocabulary size; 0 means 64. It shrinks to an eighth
 	// of the training sample when the images have few descriptors.
 	Words int
 	// Sample bounds the descriptors the vocabulary is trained on, taken
-	// evenly from every image; 0 means 65536.
+	// evenly from every image; 0 means DefaultSample.
 	Sample int
 	// Iterations of k-means; 0 means 10.
 	Iterations int
@@ -56,7 +60,7 @@ func (o Options) withDefaults() Options {
 		o.Words = 64
 	}
 	if o.Sample == 0 {
-		o.Sample = 65536
+		o.Sample = DefaultSample
 	}
 	if o.Iterations == 0 {
 		o.Iterations = 10
