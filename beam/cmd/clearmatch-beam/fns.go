@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/internal/cli"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
@@ -139,23 +140,32 @@ func (f *planFn) Setup() (err error) {
 
 func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int) bool, emit func(pairBatch)) error {
 	// The extracted indices only order this after every extraction; the
-	// plan reads the whole folder back as match would, unreadable images
-	// included (it skips them, or fails with -strict, as match does).
+	// plan reads the whole folder's sets back one at a time as it needs
+	// them, unreadable images included (it skips them, or fails with
+	// -strict, as match does).
 	var i int
 	for extracted(&i) {
 	}
-	x, err := pipeline.Extract(ctx, f.m.Images, f.m.Options)
+	o := f.m.Options
+	counts := make([]int, len(f.m.Images)) // each image's features, for the state
+	set := func(i int) (*features.Set, error) {
+		sets, errs, err := pipeline.ExtractEach(ctx, f.m.Images[i:i+1], o)
+		if err != nil {
+			return nil, err
+		}
+		if errs[0] == nil {
+			counts[i] = sets[0].Len()
+		}
+		return sets[0], errs[0]
+	}
+	plan, images, err := pipeline.PlanPairsEach(ctx, f.m.Images, set, o)
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.PlanPairs(ctx, x.Images, x.Sets, f.m.Options)
-	if err != nil {
+	if err := writePlan(f.Dir, &storedPlan{Plan: plan, Images: images}); err != nil {
 		return err
 	}
-	if err := writePlan(f.Dir, &storedPlan{Plan: plan, Images: x.Images}); err != nil {
-		return err
-	}
-	recordBundle(ctx, "plan", setsBytes(x.Sets))
+	recordBundle(ctx, "plan", planBytes(plan, o, counts))
 	emitBatches(0, plan.First, f.Batch, emit)
 	return nil
 }

@@ -14,11 +14,13 @@ import (
 
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/pipeline"
+	"github.com/clearmatch/clearmatch/retrieval"
 )
 
 // The bytes a bundle holds at once, per stage: the feature sets it reads
-// and the results it builds (for the plan and completion, the whole
-// folder's sets or every pair tried so far). Beam measures the elements
+// and the results it builds (for the plan, retrieval's codes and sample;
+// for completion, every pair tried so far). Beam measures the elements
 // that travel between transforms itself; these count what a function
 // holds beside them.
 var bundleBytes = map[string]beam.Distribution{
@@ -37,6 +39,28 @@ func setsBytes(sets []*features.Set) int64 {
 			continue
 		}
 		n += int64(len(s.Keypoints))*int64(unsafe.Sizeof(features.Keypoint{})) + int64(len(s.Desc))*4 + int64(len(s.Desc8))
+	}
+	return n
+}
+
+// planBytes is the memory of the plan: its pairs and similarities,
+// retrieval's codes and words, and the bound on the sample the words were
+// trained on (at most retrieval's Sample of the images' features).
+func planBytes(p *pipeline.PairPlan, o pipeline.Options, features []int) int64 {
+	n := int64(len(p.First))*16 + int64(len(p.Best))*8
+	if x := p.Index; x != nil {
+		sample := o.Pairs.Retrieval.Sample
+		if sample == 0 {
+			sample = retrieval.DefaultSample
+		}
+		total := 0
+		for _, c := range features {
+			total += c
+		}
+		n += int64(len(x.Centers)+min(sample, total)*x.Dim) * 4
+		for _, c := range x.Codes {
+			n += int64(len(c)) * 4
+		}
 	}
 	return n
 }
