@@ -83,7 +83,7 @@ func TestSameTracksAsMatch(t *testing.T) {
 			}
 			// The runner reports the bundles' state and the elements' sizes:
 			// a bundle that holds features or codes holds more than any element.
-			state := regexp.MustCompile(`largest bundle state ([0-9.]+ [KMG]iB) \((plan|pairs)\), ([0-9.]+ (B|KiB|MiB)) between transforms`)
+			state := regexp.MustCompile(`largest bundle state ([0-9.]+ [KMG]iB) \((plan|pairs); per stage: extract [0-9.]+ [KM]iB, plan .*, pairs .*\), ([0-9.]+ (B|KiB|MiB)) between transforms`)
 			if m := state.FindStringSubmatch(stderr.String()); m == nil {
 				t.Errorf("no bundle state from the runner's metrics, or not the plan's or a pair batch's:\n%s", stderr.String())
 			}

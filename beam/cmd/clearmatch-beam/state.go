@@ -80,14 +80,19 @@ func recordBundle(ctx context.Context, stage string, n int64) {
 }
 
 // stateSummary says, from a finished job's metrics, the largest state a
-// bundle held (its stage), the bytes that travelled between transforms
-// (every PCollection's elements, Beam's sampled sizes times their count:
-// an upper bound on what was shuffled) and the largest such element.
+// bundle held in each stage and in all, the bytes that travelled between
+// transforms (every PCollection's elements, Beam's sampled sizes times
+// their count: an upper bound on what was shuffled) and the largest such
+// element.
 func stateSummary(res metrics.Results) string {
 	stage, most := "", int64(0)
+	per := map[string]int64{}
 	for _, d := range res.AllMetrics().Distributions() {
-		if name, ok := strings.CutPrefix(d.Key.Name, "bundle_bytes_"); ok && d.Result().Max > most {
-			stage, most = name, d.Result().Max
+		if name, ok := strings.CutPrefix(d.Key.Name, "bundle_bytes_"); ok {
+			per[name] = max(per[name], d.Result().Max)
+			if per[name] > most {
+				stage, most = name, per[name]
+			}
 		}
 	}
 	var moved float64
@@ -99,8 +104,14 @@ func stateSummary(res metrics.Results) string {
 			element = max(element, s.Max)
 		}
 	}
-	out := fmt.Sprintf("largest bundle state %s (%s), %s between transforms (largest element %s)",
-		byteSize(float64(most)), stage, byteSize(moved), byteSize(float64(element)))
+	var stages []string
+	for _, name := range []string{"extract", "plan", "pairs", "completion"} {
+		if n, ok := per[name]; ok {
+			stages = append(stages, fmt.Sprintf("%s %s", name, byteSize(float64(n))))
+		}
+	}
+	out := fmt.Sprintf("largest bundle state %s (%s; per stage: %s), %s between transforms (largest element %s)",
+		byteSize(float64(most)), stage, strings.Join(stages, ", "), byteSize(moved), byteSize(float64(element)))
 	if peak, ok := peakRSS(); ok {
 		out += fmt.Sprintf(", peak RSS so far %s", byteSize(float64(peak)))
 	}
