@@ -7,8 +7,9 @@
 # each process, the pipeline's counters, the largest state one of its
 # bundles held and the bytes that travelled between its transforms beside
 # the match graph the assembly holds (ratio-test and verified matches, 12
-# bytes each), and whether tracks.json is byte for byte the same. Needs GNU time, bin/clearmatch (make build) and
-# bin/clearmatch-beam (make build-beam).
+# bytes each), and whether tracks.json is byte for byte the same. Needs
+# GNU time, bin/clearmatch (make build) and bin/clearmatch-beam (make
+# build-beam).
 set -euo pipefail
 n=${1:?usage: bench-beam.sh N [OUTDIR] [-- MATCH_FLAGS...]}
 shift

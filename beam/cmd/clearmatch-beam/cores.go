@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"runtime"
+
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 // cores lets as many bundles work at once in this process as it has
@@ -12,12 +14,14 @@ import (
 // threads, the OpenCV scratch and the feature sets that match holds.
 var cores = make(chan struct{}, runtime.NumCPU())
 
-// acquireCore waits for a core, or for ctx to end; release gives it back.
-func acquireCore(ctx context.Context) (release func(), err error) {
+// oneCore waits for a core of this process, or for ctx to end, and
+// returns opts to run on it (one worker); release gives the core back.
+func oneCore(ctx context.Context, opts pipeline.Options) (_ pipeline.Options, release func(), err error) {
 	select {
 	case cores <- struct{}{}:
-		return func() { <-cores }, nil
+		opts.Workers = 1
+		return opts, func() { <-cores }, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return opts, nil, ctx.Err()
 	}
 }

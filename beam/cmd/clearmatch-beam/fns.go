@@ -97,14 +97,12 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 	for k, i := range b.Images {
 		ims[k] = f.m.Images[i]
 	}
-	release, err := acquireCore(ctx)
+	o, release, err := oneCore(ctx, f.m.Options)
 	if err != nil {
 		return err
 	}
 	defer release()
-	o := f.m.Options
 	o.Features.Strict = false // a batch may hold one readable image; the plan decides
-	o.Workers = 1             // one core's share (acquireCore)
 	// The sets are in the feature cache now; the plan reads them back.
 	sets, errs, err := pipeline.ExtractEach(ctx, ims, o)
 	if err != nil {
@@ -207,13 +205,11 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 	for k, i := range ims {
 		local[i] = k
 	}
-	release, err := acquireCore(ctx)
+	o, release, err := oneCore(ctx, f.m.Options)
 	if err != nil {
 		return err
 	}
 	defer release()
-	o := f.m.Options
-	o.Workers = 1 // one core's share (acquireCore)
 	sets, err := processSets.get(ctx, f.plan.Images, ims, o)
 	if err != nil {
 		return err
