@@ -8,8 +8,8 @@ import (
 )
 
 // cores lets as many bundles work at once in this process as it has
-// cores, each on one thread. A runner starts every bundle it can (Prism
-// started all 250 extraction batches of 1,000 images), and each would
+// cores, each on one thread. A runner starts every bundle it can (at 20
+// images Prism ran all 5 extraction batches at once), and each would
 // otherwise run its images or pairs on every core: many times the
 // threads, the OpenCV scratch and the feature sets that match holds.
 var cores = make(chan struct{}, runtime.NumCPU())
