@@ -27,9 +27,6 @@ import (
 	"runtime"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-
 	"github.com/clearmatch/clearmatch/internal/pool"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
@@ -53,6 +50,10 @@ type Options struct {
 	Seed uint64
 	// Workers bounds the images encoded at once; 0 means GOMAXPROCS.
 	Workers int
+	// SampleFile, when set, is a file to keep the training sample in
+	// (created, and removed after training), so that training holds a
+	// chunk of it at a time instead of up to Sample rows.
+	SampleFile string
 }
 
 func (o Options) withDefaults() Options {
@@ -106,53 +107,16 @@ func Build(ctx context.Context, desc [][]float32, dim int, m pairwise.Matcher, o
 // that a caller need not hold every image's descriptors as floats at
 // once. get's slices are not modified.
 func BuildFunc(ctx context.Context, rows []int, get func(i int) ([]float32, error), dim int, m pairwise.Matcher, opts Options) (*Index, error) {
-	if dim <= 0 {
-		return nil, fmt.Errorf("retrieval: descriptor size %d", dim)
-	}
-	if opts.Words < 0 || opts.Sample < 0 || opts.Iterations < 0 || opts.Workers < 0 {
-		return nil, errors.New("retrieval: negative option")
-	}
-	o := opts.withDefaults()
-	n := len(rows)
-	total := 0
-	for _, r := range rows {
-		total += r
-	}
-	get = checked(get, rows, dim)
-	var sample []float32
-	for i := range rows {
-		take := rows[i]
-		if total > o.Sample {
-			take = int(int64(rows[i]) * int64(o.Sample) / int64(total))
-		}
-		if take == 0 {
-			continue
-		}
-		d, err := get(i)
-		if err != nil {
-			return nil, fmt.Errorf("retrieval: image %d: %w", i, err)
-		}
-		for k := 0; k < take; k++ {
-			r := int(int64(k) * int64(rows[i]) / int64(take))
-			sample = append(sample, d[r*dim:(r+1)*dim]...)
-		}
-	}
-	ns := len(sample) / dim
-	words := min(o.Words, max(1, ns/8))
-	if ns == 0 {
-		return nil, errors.New("retrieval: the images have no descriptors")
-	}
-	x := &Index{Dim: dim, Words: words}
-	var err error
-	if x.Centers, err = kmeans(ctx, sample, dim, words, o.Iterations, o.Seed, m); err != nil {
+	x, err := Train(ctx, rows, get, dim, m, opts)
+	if err != nil {
 		return nil, err
 	}
-	sample = nil
-	x.Codes = make([][]float32, n)
-	err = pool.ForEach(ctx, n, o.Workers, nil, func(i int) error {
+	get = checked(get, rows, dim)
+	x.Codes = make([][]float32, len(rows))
+	err = pool.ForEach(ctx, len(rows), opts.withDefaults().Workers, nil, func(i int) error {
 		d, err := get(i)
 		if err == nil {
-			x.Codes[i], err = x.encode(d, m)
+			x.Codes[i], err = x.Encode(d, m)
 		}
 		if err != nil {
 			return fmt.Errorf("retrieval: image %d: %w", i, err)
@@ -163,6 +127,72 @@ func BuildFunc(ctx context.Context, rows []int, get func(i int) ([]float32, erro
 		return nil, err
 	}
 	return x, nil
+}
+
+// Train is BuildFunc's first half: it trains the vocabulary and returns
+// an Index without codes, for Encode to fill image by image. With
+// opts.SampleFile the sample is kept in that file, not in memory; the
+// vocabulary is the same.
+func Train(ctx context.Context, rows []int, get func(i int) ([]float32, error), dim int, m pairwise.Matcher, opts Options) (*Index, error) {
+	if dim <= 0 {
+		return nil, fmt.Errorf("retrieval: descriptor size %d", dim)
+	}
+	if opts.Words < 0 || opts.Sample < 0 || opts.Iterations < 0 || opts.Workers < 0 {
+		return nil, errors.New("retrieval: negative option")
+	}
+	o := opts.withDefaults()
+	s, err := gatherSample(rows, checked(get, rows, dim), dim, o)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	ns := s.len()
+	if ns == 0 {
+		return nil, errors.New("retrieval: the images have no descriptors")
+	}
+	x := &Index{Dim: dim, Words: min(o.Words, max(1, ns/8))}
+	if x.Centers, err = kmeans(ctx, s, dim, x.Words, o.Iterations, o.Seed, m); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// gatherSample takes the training rows evenly from every image, at most
+// o.Sample in all, in image order.
+func gatherSample(rows []int, get func(i int) ([]float32, error), dim int, o Options) (sample, error) {
+	var s sample = &memSample{dim: dim}
+	if o.SampleFile != "" {
+		var err error
+		if s, err = newFileSample(o.SampleFile, dim); err != nil {
+			return nil, err
+		}
+	}
+	total := 0
+	for _, r := range rows {
+		total += r
+	}
+	for i := range rows {
+		take := rows[i]
+		if total > o.Sample {
+			take = int(int64(rows[i]) * int64(o.Sample) / int64(total))
+		}
+		if take == 0 {
+			continue
+		}
+		d, err := get(i)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("retrieval: image %d: %w", i, err)
+		}
+		for k := 0; k < take; k++ {
+			r := int(int64(k) * int64(rows[i]) / int64(take))
+			if err := s.add(d[r*dim : (r+1)*dim]); err != nil {
+				s.close()
+				return nil, err
+			}
+		}
+	}
+	return s, nil
 }
 
 // checked wraps get so that an image whose descriptors are not rows[i]
@@ -177,18 +207,29 @@ func checked(get func(int) ([]float32, error), rows []int, dim int) func(int) ([
 	}
 }
 
-// kmeans clusters the rows of x into k centres: k-means++ seeding from
-// seed, then Lloyd iterations with the assignment by m. An empty cluster
-// takes the row farthest from its centre.
-func kmeans(ctx context.Context, x []float32, dim, k, iters int, seed uint64, m pairwise.Matcher) ([]float32, error) {
-	n := len(x) / dim
+// kmeans clusters the sample's rows into k centres: k-means++ seeding
+// from seed, then Lloyd iterations with the assignment by m. An empty
+// cluster takes the row farthest from its centre. It reads the sample in
+// chunks of chunkRows, always the same ones, so the centres do not
+// depend on where the sample is kept.
+func kmeans(ctx context.Context, s sample, dim, k, iters int, seed uint64, m pairwise.Matcher) ([]float32, error) {
+	n := s.len()
 	rng := rand.New(rand.NewPCG(seed, 0x636c6561726d6174))
 	c := make([]float32, 0, k*dim)
-	first := rng.IntN(n)
-	c = append(c, x[first*dim:(first+1)*dim]...)
+	first, err := row(s, rng.IntN(n), dim)
+	if err != nil {
+		return nil, err
+	}
+	c = append(c, first...)
 	d2 := make([]float64, n)
-	for i := range d2 {
-		d2[i] = sqDist(x[i*dim:(i+1)*dim], c[:dim])
+	err = eachChunk(s, dim, func(lo int, x []float32) error {
+		for i := range len(x) / dim {
+			d2[lo+i] = sqDist(x[i*dim:(i+1)*dim], c[:dim])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for len(c) < k*dim {
 		sum := 0.0
@@ -207,10 +248,19 @@ func kmeans(ctx context.Context, x []float32, dim, k, iters int, seed uint64, m 
 		} else {
 			pick = rng.IntN(n)
 		}
-		row := x[pick*dim : (pick+1)*dim]
-		c = append(c, row...)
-		for i := range d2 {
-			d2[i] = min(d2[i], sqDist(x[i*dim:(i+1)*dim], row))
+		r, err := row(s, pick, dim)
+		if err != nil {
+			return nil, err
+		}
+		c = append(c, r...)
+		err = eachChunk(s, dim, func(lo int, x []float32) error {
+			for i := range len(x) / dim {
+				d2[lo+i] = min(d2[lo+i], sqDist(x[i*dim:(i+1)*dim], r))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	sums := make([]float64, k*dim)
@@ -219,26 +269,36 @@ func kmeans(ctx context.Context, x []float32, dim, k, iters int, seed uint64, m 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		nn, err := m.Nearest2(x, c, dim)
-		if err != nil {
-			return nil, err
-		}
 		clear(sums)
 		clear(counts)
 		far, farD := -1, -1.0
-		for i, nb := range nn {
-			w := int(nb.Best)
-			counts[w]++
-			for j := 0; j < dim; j++ {
-				sums[w*dim+j] += float64(x[i*dim+j])
+		err := eachChunk(s, dim, func(lo int, x []float32) error {
+			nn, err := m.Nearest2(x, c, dim)
+			if err != nil {
+				return err
 			}
-			if d := float64(nb.D1); d > farD {
-				far, farD = i, d
+			for i, nb := range nn {
+				w := int(nb.Best)
+				counts[w]++
+				for j := 0; j < dim; j++ {
+					sums[w*dim+j] += float64(x[i*dim+j])
+				}
+				if d := float64(nb.D1); d > farD {
+					far, farD = lo+i, d
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		for w := 0; w < k; w++ {
 			if counts[w] == 0 {
-				copy(c[w*dim:(w+1)*dim], x[far*dim:(far+1)*dim])
+				r, err := row(s, far, dim)
+				if err != nil {
+					return nil, err
+				}
+				copy(c[w*dim:(w+1)*dim], r)
 				continue
 			}
 			for j := 0; j < dim; j++ {
@@ -247,6 +307,20 @@ func kmeans(ctx context.Context, x []float32, dim, k, iters int, seed uint64, m 
 		}
 	}
 	return c, nil
+}
+
+// eachChunk calls f with every chunk of s's rows and the first's index.
+func eachChunk(s sample, dim int, f func(lo int, x []float32) error) error {
+	for lo := 0; lo < s.len(); lo += chunkRows {
+		x, err := s.chunk(lo, min(lo+chunkRows, s.len()))
+		if err != nil {
+			return err
+		}
+		if err := f(lo, x); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sqDist(a, b []float32) float64 {
@@ -258,9 +332,13 @@ func sqDist(a, b []float32) float64 {
 	return s
 }
 
-// encode computes one image's VLAD vector.
-func (x *Index) encode(desc []float32, m pairwise.Matcher) ([]float32, error) {
+// Encode computes one image's VLAD vector (its code) from its
+// descriptors, rows of Dim floats.
+func (x *Index) Encode(desc []float32, m pairwise.Matcher) ([]float32, error) {
 	dim, k := x.Dim, x.Words
+	if dim <= 0 || len(desc)%dim != 0 {
+		return nil, fmt.Errorf("retrieval: %d floats are not descriptors of %d", len(desc), dim)
+	}
 	v := make([]float64, k*dim)
 	if len(desc) > 0 {
 		nn, err := m.Nearest2(desc, x.Centers, dim)
@@ -314,55 +392,34 @@ func (x *Index) Similarity(i, j int) float64 {
 // Neighbors returns, for every image, the k other images most similar to
 // it, most similar first (the lower index first among equal
 // similarities), leaving out those less similar than rel times its most
-// similar image's similarity (rel 0 keeps all k). Similarities are
-// computed in blocks of rows, so memory stays a few blocks of the image
-// count.
+// similar image's similarity (rel 0 keeps all k). It ranks blocks of
+// images against blocks (Ranking), on Workers cores.
 func (x *Index) Neighbors(k int, rel float64) [][]int {
 	n := len(x.Codes)
 	out := make([][]int, n)
 	if n == 0 || k <= 0 {
 		return out
 	}
-	d := len(x.Codes[0])
-	all := make([]float32, n*d)
-	for i, c := range x.Codes {
-		copy(all[i*d:], c)
-	}
-	const block = 128
-	sim := make([]float32, block*n)
-	idx := make([]int, n)
-	for r0 := 0; r0 < n; r0 += block {
-		rows := min(block, n-r0)
-		a := blas32.General{Rows: rows, Cols: d, Stride: d, Data: all[r0*d : (r0+rows)*d]}
-		b := blas32.General{Rows: n, Cols: d, Stride: d, Data: all}
-		c := blas32.General{Rows: rows, Cols: n, Stride: n, Data: sim[:rows*n]}
-		blas32.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, c)
-		for r := 0; r < rows; r++ {
-			i := r0 + r
-			row := sim[r*n : (r+1)*n]
-			idx = idx[:0]
-			for j := 0; j < n; j++ {
-				if j != i {
-					idx = append(idx, j)
-				}
-			}
-			slices.SortStableFunc(idx, func(p, q int) int {
-				switch {
-				case row[p] > row[q]:
-					return -1
-				case row[p] < row[q]:
-					return 1
-				}
-				return p - q
-			})
-			keep := idx[:min(k, len(idx))]
-			for rel > 0 && len(keep) > 0 && float64(row[keep[len(keep)-1]]) < rel*float64(row[keep[0]]) {
-				keep = keep[:len(keep)-1]
-			}
-			out[i] = append([]int(nil), keep...)
+	blocks := (n + rankBlock - 1) / rankBlock
+	pool.ForEach(context.Background(), blocks, runtime.GOMAXPROCS(0), nil, func(b int) error {
+		ids := blockIDs(b*rankBlock, min((b+1)*rankBlock, n))
+		r := NewRanking(ids, x.Codes[ids[0]:ids[0]+len(ids)], k)
+		for c := 0; c < blocks; c++ {
+			cols := blockIDs(c*rankBlock, min((c+1)*rankBlock, n))
+			r.Add(cols, x.Codes[cols[0]:cols[0]+len(cols)])
 		}
-	}
+		copy(out[ids[0]:], r.Neighbors(rel))
+		return nil
+	})
 	return out
+}
+
+func blockIDs(lo, hi int) []int {
+	ids := make([]int, hi-lo)
+	for k := range ids {
+		ids[k] = lo + k
+	}
+	return ids
 }
 
 // Pairs returns the pairs (I < J, sorted) in which either image is in
