@@ -191,7 +191,9 @@ func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) e
 		if round >= plan.Rounds(opts) {
 			break
 		}
-		batch = r.completionPairs(sel, plan, tried, opts)
+		if batch, err = r.completionPairs(sel, plan, tried, opts); err != nil {
+			return err
+		}
 	}
 	r.sortPairs(sel, source, pc)
 	return nil
@@ -253,14 +255,17 @@ func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache,
 // completion proposes over the verified pairs at or above its inlier-ratio
 // floor, not tried yet. Pairs verified below the floor stay verified but
 // are not evidence for transitivity.
-func (r *Result) completionPairs(sel *selection, plan *PairPlan, tried map[[2]int]bool, opts Options) [][2]int {
-	batch := plan.Next(len(r.Sets), r.Verified, tried, opts)
+func (r *Result) completionPairs(sel *selection, plan *PairPlan, tried map[[2]int]bool, opts Options) ([][2]int, error) {
+	batch, err := plan.Next(len(r.Sets), r.Verified, tried, opts)
+	if err != nil {
+		return nil, err
+	}
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {
 		sel.source[k] = SourceCompletion
 	}
 	sel.considered[SourceCompletion] += len(batch)
-	return batch
+	return batch, nil
 }
 
 // transitiveEvidence is the verified pairs whose inliers are at least

@@ -18,8 +18,12 @@ type PairPlan struct {
 	First [][2]int
 	// Index and Best are retrieval's codes and each image's best
 	// similarity (nil without retrieval: there are no further rounds).
+	// Index has no codes in a plan whose codes are kept elsewhere
+	// (PlanPairsStart, SetCodes).
 	Index *retrieval.Index
 	Best  []float64
+	// codes, when set, gives an image's code instead of Index.Codes.
+	codes func(i int) ([]float32, error)
 }
 
 // PlanPairs selects the first round's pairs of the images' feature sets
@@ -42,6 +46,49 @@ func PlanPairs(ctx context.Context, images []Image, sets []*features.Set, opts O
 // folder's features. It keeps the usable images as Extract does and
 // returns them with the plan, whose pairs index them.
 func PlanPairsEach(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) (*PairPlan, []Image, error) {
+	kept, sizes, err := usableSizes(ctx, images, set, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, opts.Matching.RootSIFT)
+	sel, err := selectPairs(ctx, Names(keptImages(images, kept)), sizes, desc, matcherOf(opts), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sel.plan(), keptImages(images, kept), nil
+}
+
+// PlanPairsStart is PlanPairsEach for a caller that codes and ranks the
+// images itself, in shards (clearmatch-beam): with retrieval, it only
+// trains the vocabulary, keeping its sample in the file
+// opts.Pairs.Retrieval.SampleFile when that is set, and returns a plan
+// that is not Ready. The caller then codes every image (Code), ranks them
+// (retrieval.Ranking with Neighbors' k and floor) and gives the result to
+// Rank. The plan is the same as PlanPairsEach's.
+func PlanPairsStart(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) (*PairPlan, []Image, error) {
+	kept, sizes, err := usableSizes(ctx, images, set, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	ims := keptImages(images, kept)
+	sel, err := startSelection(Names(ims), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := sel.plan()
+	if !sel.ranked() {
+		return p, ims, nil
+	}
+	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, opts.Matching.RootSIFT)
+	if p.Index, err = retrieval.Train(ctx, sizes, desc, features.DescSize, matcherOf(opts), opts.retrievalOptions()); err != nil {
+		return nil, nil, err
+	}
+	return p, ims, nil
+}
+
+// usableSizes reads every image's feature count and keeps the usable
+// images as Extract does: it returns their indices and counts.
+func usableSizes(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) ([]int, []int, error) {
 	if err := opts.checkSteps(); err != nil {
 		return nil, nil, err
 	}
@@ -60,18 +107,59 @@ func PlanPairsEach(ctx context.Context, images []Image, set func(i int) (*featur
 	if err != nil {
 		return nil, nil, err
 	}
-	keptImages := make([]Image, len(kept))
 	keptSizes := make([]int, len(kept))
 	for k, i := range kept {
-		keptImages[k], keptSizes[k] = images[i], sizes[i]
+		keptSizes[k] = sizes[i]
 	}
-	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, opts.Matching.RootSIFT)
-	sel, err := selectPairs(ctx, Names(keptImages), keptSizes, desc, matcherOf(opts), opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sel.plan(), keptImages, nil
+	return kept, keptSizes, nil
 }
+
+func keptImages(images []Image, kept []int) []Image {
+	out := make([]Image, len(kept))
+	for k, i := range kept {
+		out[k] = images[i]
+	}
+	return out
+}
+
+// Ready reports whether the first round's pairs are chosen: false for
+// PlanPairsStart's plan with retrieval until Rank.
+func (p *PairPlan) Ready() bool { return p.Index == nil || p.Best != nil }
+
+// Code is an image's retrieval code from its feature set, as
+// PlanPairsEach computes it.
+func (p *PairPlan) Code(s *features.Set, opts Options) ([]float32, error) {
+	d, err := loadDescriptors(func(int) (*features.Set, error) { return s, nil }, opts.Matching.RootSIFT)(0)
+	if err != nil {
+		return nil, err
+	}
+	return p.Index.Encode(d, matcherOf(opts))
+}
+
+// Neighbors are the k and floor to rank images by (retrieval.Ranking).
+func (p *PairPlan) Neighbors(opts Options) (k int, rel float64) {
+	return opts.Pairs.k(), opts.Pairs.minRelative()
+}
+
+// Rank chooses the first round's pairs of a plan that is not Ready: nb[i]
+// are image i's neighbours (retrieval.Ranking's) and best[i] its
+// similarity to the first of them (retrieval.Similarity).
+func (p *PairPlan) Rank(nb [][]int, best []float64, opts Options) error {
+	if p.Ready() {
+		return errors.New("pipeline: Rank on a plan that is ready")
+	}
+	sel := &selection{mode: p.Mode, considered: map[string]int{}}
+	sel.rank(nb, best, opts)
+	p.First, p.Best = sel.pairs, sel.best
+	if p.Best == nil {
+		p.Best = []float64{}
+	}
+	return nil
+}
+
+// SetCodes makes completion read image i's code from code(i) rather than
+// from Index, whose codes a plan from PlanPairsStart does not hold.
+func (p *PairPlan) SetCodes(code func(i int) ([]float32, error)) { p.codes = code }
 
 // Rounds is how many completion rounds follow the first with opts.
 func (p *PairPlan) Rounds(opts Options) int {
@@ -83,19 +171,44 @@ func (p *PairPlan) Rounds(opts Options) int {
 
 // Next is completion's next round, as Match proposes it: verified holds
 // every pair verified so far (every round, in any order), tried every
-// pair tried.
-func (p *PairPlan) Next(n int, verified []pairwise.Verified, tried map[[2]int]bool, opts Options) [][2]int {
+// pair tried. Its error is SetCodes' function's.
+func (p *PairPlan) Next(n int, verified []pairwise.Verified, tried map[[2]int]bool, opts Options) ([][2]int, error) {
 	good := transitiveEvidence(verified, opts.Pairs.CompletionMinInlierRatio)
-	return retrieval.Complete(n, good, tried, opts.Pairs.k(), p.Index.Similarity, p.keep(opts.Pairs.minRelative()))
-}
-
-// keep is the similarity floor for completion's candidates: at least rel
-// times either image's best similarity.
-func (p *PairPlan) keep(rel float64) func(i, j int) bool {
-	return func(i, j int) bool {
-		v := p.Index.Similarity(i, j)
+	var err error
+	sim := func(i, j int) float64 {
+		if err != nil {
+			return 0
+		}
+		var v float64
+		v, err = p.similarity(i, j)
+		return v
+	}
+	rel := opts.Pairs.minRelative()
+	keep := func(i, j int) bool {
+		v := sim(i, j)
 		return v >= rel*p.Best[i] || v >= rel*p.Best[j]
 	}
+	next := retrieval.Complete(n, good, tried, opts.Pairs.k(), sim, keep)
+	if err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// similarity is images i and j's similarity, from their codes.
+func (p *PairPlan) similarity(i, j int) (float64, error) {
+	if p.codes == nil {
+		return p.Index.Similarity(i, j), nil
+	}
+	a, err := p.codes(i)
+	if err != nil {
+		return 0, err
+	}
+	b, err := p.codes(j)
+	if err != nil {
+		return 0, err
+	}
+	return retrieval.Similarity(a, b), nil
 }
 
 var errNoPairCache = errors.New("pipeline: VerifyPairs needs the pair cache (Options.Cache.Pairs)")

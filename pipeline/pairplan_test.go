@@ -11,6 +11,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/retrieval"
 )
 
 // TestPlanAndVerifyPairsWarmMatch: the pair stages run as clearmatch-beam
@@ -35,42 +36,133 @@ func TestPlanAndVerifyPairsWarmMatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		var sent PairPlan
-		if err := gob.NewEncoder(&buf).Encode(plan); err != nil {
-			t.Fatal(err)
+		sent := viaGob(t, plan)
+		sharded := shardedPlan(t, ims, sets, o)
+		if !reflect.DeepEqual(sharded.First, plan.First) || !reflect.DeepEqual(sharded.Best, plan.Best) {
+			t.Fatalf("%s: PlanPairsStart, Code, Ranking and Rank choose %v, PlanPairs %v", pairs.Mode, sharded.First, plan.First)
 		}
-		if err := gob.NewDecoder(&buf).Decode(&sent); err != nil {
-			t.Fatal(err)
-		}
-		tried := map[[2]int]bool{}
-		var verified []pairwise.Verified
-		batch := sent.First
-		for round := 0; len(batch) > 0; round++ {
-			for _, p := range batch {
-				tried[p] = true
-				v, err := VerifyPairs(context.Background(), []*features.Set{sets[p[0]], sets[p[1]]}, [][2]int{{0, 1}}, round > 0, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				v[0].I, v[0].J = p[0], p[1]
-				verified = append(verified, v[0])
+		if plan.Index != nil {
+			// Completion ranks by similarity: from codes kept outside the
+			// plan too, with one candidate an image.
+			var all []pairwise.Verified
+			for _, p := range plan.First {
+				all = append(all, pairwise.Verified{I: p[0], J: p[1], Model: pairwise.Fundamental, Candidates: 100, Inliers: 100})
 			}
-			if round >= sent.Rounds(o) {
-				break
+			o1 := o
+			o1.Pairs.K, o1.Pairs.MinRelative = 1, 0.5
+			a, errA := plan.Next(len(sets), all, map[[2]int]bool{}, o1)
+			b, errB := sharded.Next(len(sets), all, map[[2]int]bool{}, o1)
+			if errA != nil || errB != nil || !reflect.DeepEqual(a, b) || len(a) == 0 {
+				t.Errorf("completion proposes %v from the plan's codes, %v from codes kept outside it (%v, %v)", a, b, errA, errB)
 			}
-			batch = sent.Next(len(sets), verified, tried, o)
 		}
-		got, err := Match(context.Background(), ims, sets, o)
-		if err != nil {
+		for _, sent := range []*PairPlan{sent, sharded} {
+			warmAndMatch(t, ims, sets, sent, want, o)
+		}
+	}
+}
+
+// viaGob is p sent through gob, as clearmatch-beam keeps it.
+func viaGob(t *testing.T, p *PairPlan) *PairPlan {
+	var buf bytes.Buffer
+	var sent PairPlan
+	if err := gob.NewEncoder(&buf).Encode(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := gob.NewDecoder(&buf).Decode(&sent); err != nil {
+		t.Fatal(err)
+	}
+	return &sent
+}
+
+// shardedPlan is the plan made as clearmatch-beam makes it: the
+// vocabulary first (its sample in a file), then each image's code on its
+// own, kept outside the plan, then the images ranked in blocks of 2.
+func shardedPlan(t *testing.T, ims []Image, sets []*features.Set, o Options) *PairPlan {
+	o.Pairs.Retrieval.SampleFile = t.TempDir() + "/sample"
+	p, kept, err := PlanPairsStart(context.Background(), ims, func(i int) (*features.Set, error) { return sets[i], nil }, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != len(ims) {
+		t.Fatalf("PlanPairsStart keeps %d of %d images", len(kept), len(ims))
+	}
+	p = viaGob(t, p)
+	if p.Ready() {
+		return p
+	}
+	codes := make([][]float32, len(sets))
+	for i, s := range sets {
+		if codes[i], err = p.Code(s, o); err != nil {
 			t.Fatal(err)
 		}
-		if got.PairCacheHits != [2]int{len(want.Matches), len(want.Matches)} || len(tried) != len(want.Matches) {
-			t.Errorf("%s: %d pairs tried, cache hits %v, Match matched %d", pairs.Mode, len(tried), got.PairCacheHits, len(want.Matches))
+	}
+	k, rel := p.Neighbors(o)
+	nb := make([][]int, len(sets))
+	best := make([]float64, len(sets))
+	for lo := 0; lo < len(sets); lo += 2 {
+		hi := min(lo+2, len(sets))
+		ids := []int{lo}
+		if hi > lo+1 {
+			ids = append(ids, lo+1)
 		}
-		if !reflect.DeepEqual(got.Verified, want.Verified) || !reflect.DeepEqual(got.Item, want.Item) {
-			t.Errorf("%s: Match on the warmed cache differs from Match", pairs.Mode)
+		r := retrieval.NewRanking(ids, codes[lo:hi], k)
+		for c := len(sets) - 1; c >= 0; c-- { // one image at a time, backwards
+			r.Add([]int{c}, codes[c:c+1])
 		}
+		for a, ns := range r.Neighbors(rel) {
+			nb[ids[a]] = ns
+			if len(ns) > 0 {
+				best[ids[a]] = retrieval.Similarity(codes[ids[a]], codes[ns[0]])
+			}
+		}
+	}
+	if err := p.Rank(nb, best, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Rank(nb, best, o); err == nil {
+		t.Error("Rank twice is not an error")
+	}
+	p.SetCodes(func(i int) ([]float32, error) { return codes[i], nil })
+	return p
+}
+
+// warmAndMatch runs the plan's rounds pair by pair into the pair cache,
+// then Match on the warmed cache, which must find every pair there and
+// give want.
+func warmAndMatch(t *testing.T, ims []Image, sets []*features.Set, sent *PairPlan, want *Result, o Options) {
+	t.Helper()
+	o.Cache.Pairs = t.TempDir()
+	tried := map[[2]int]bool{}
+	var verified []pairwise.Verified
+	batch := sent.First
+	for round := 0; len(batch) > 0; round++ {
+		for _, p := range batch {
+			tried[p] = true
+			v, err := VerifyPairs(context.Background(), []*features.Set{sets[p[0]], sets[p[1]]}, [][2]int{{0, 1}}, round > 0, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v[0].I, v[0].J = p[0], p[1]
+			verified = append(verified, v[0])
+		}
+		if round >= sent.Rounds(o) {
+			break
+		}
+		var err error
+		if batch, err = sent.Next(len(sets), verified, tried, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Match(context.Background(), ims, sets, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.PairCacheHits != [2]int{len(want.Matches), len(want.Matches)} || len(tried) != len(want.Matches) {
+		t.Errorf("%s: %d pairs tried, cache hits %v, Match matched %d", o.Pairs.Mode, len(tried), got.PairCacheHits, len(want.Matches))
+	}
+	if !reflect.DeepEqual(got.Verified, want.Verified) || !reflect.DeepEqual(got.Item, want.Item) {
+		t.Errorf("%s: Match on the warmed cache differs from Match", o.Pairs.Mode)
 	}
 }
 

@@ -140,29 +140,44 @@ func (s *selection) plan() *PairPlan {
 // names are the images' names and sizes their feature counts; desc gives
 // an image's descriptors as matched.
 func selectPairs(ctx context.Context, names []string, sizes []int, desc func(int) ([]float32, error), m pairwise.Matcher, opts Options) (*selection, error) {
-	n := len(names)
-	sel := &selection{considered: map[string]int{}}
-	add := func(src string, ps [][2]int) {
-		sel.considered[src] += len(ps)
-		seen := make(map[[2]int]bool, len(sel.pairs))
-		for _, p := range sel.pairs {
-			seen[p] = true
-		}
-		for _, p := range ps {
-			if !seen[p] {
-				seen[p] = true
-				sel.pairs = append(sel.pairs, p)
-				sel.source = append(sel.source, src)
-			}
+	sel, err := startSelection(names, opts)
+	if err != nil || !sel.ranked() {
+		return sel, err
+	}
+	x, err := retrieval.BuildFunc(ctx, sizes, desc, features.DescSize, m, opts.retrievalOptions())
+	if err != nil {
+		return nil, err
+	}
+	sel.index = x
+	nb := x.Neighbors(opts.Pairs.k(), opts.Pairs.minRelative())
+	best := make([]float64, len(nb))
+	for i, ns := range nb {
+		if len(ns) > 0 {
+			best[i] = x.Similarity(i, ns[0])
 		}
 	}
+	sel.rank(nb, best, opts)
+	return sel, nil
+}
+
+// ranked reports whether the mode ranks images by retrieval, whose pairs
+// rank adds.
+func (sel *selection) ranked() bool {
+	return sel.mode != PairsExhaustive && sel.mode != PairsSequential && sel.mode != PairsGiven
+}
+
+// startSelection chooses the pairs of every mode but retrieval; with
+// retrieval it only sets the mode, and rank adds the pairs.
+func startSelection(names []string, opts Options) (*selection, error) {
+	n := len(names)
+	sel := &selection{considered: map[string]int{}}
 	if opts.Pairs.List != nil {
 		ps, err := opts.Pairs.pairList(n)
 		if err != nil {
 			return nil, err
 		}
 		sel.mode = PairsGiven
-		add(PairsGiven, ps)
+		sel.add(PairsGiven, ps)
 		return sel, nil
 	}
 	mode := opts.Pairs.Mode
@@ -179,36 +194,50 @@ func selectPairs(ctx context.Context, names []string, sizes []int, desc func(int
 		if err != nil {
 			return nil, err
 		}
-		add(PairsExhaustive, ps)
-		return sel, nil
+		sel.add(PairsExhaustive, ps)
 	case PairsSequential:
-		add(PairsSequential, retrieval.Sequential(n, opts.Pairs.overlap()))
-		return sel, nil
+		sel.add(PairsSequential, retrieval.Sequential(n, opts.Pairs.overlap()))
 	}
-	ro := opts.Pairs.Retrieval
-	if ro.Workers == 0 {
-		ro.Workers = opts.Workers
-	}
-	x, err := retrieval.BuildFunc(ctx, sizes, desc, features.DescSize, m, ro)
-	if err != nil {
-		return nil, err
-	}
-	sel.index = x
-	nb := x.Neighbors(opts.Pairs.k(), opts.Pairs.minRelative())
-	add(PairsRetrieval, retrieval.Pairs(nb))
-	// Each image's best similarity, for completion's floor: its first
-	// neighbour, which the floor never drops.
-	sel.best = make([]float64, n)
-	for i, ns := range nb {
-		if len(ns) > 0 {
-			sel.best[i] = x.Similarity(i, ns[0])
-		}
-	}
-	if mode != PairsRetrieval {
-		add(PairsSequential, retrieval.Sequential(n, opts.Pairs.overlap()))
+	return sel, nil
+}
+
+// rank adds retrieval's pairs: nb[i] are image i's neighbours
+// (retrieval's Neighbors) and best[i] its similarity to the first, which
+// completion's floor reads. Then sequential's pairs when the mode has
+// them, and the batch is sorted.
+func (sel *selection) rank(nb [][]int, best []float64, opts Options) {
+	sel.add(PairsRetrieval, retrieval.Pairs(nb))
+	sel.best = best
+	if sel.mode != PairsRetrieval {
+		sel.add(PairsSequential, retrieval.Sequential(len(nb), opts.Pairs.overlap()))
 	}
 	sortSelection(sel)
-	return sel, nil
+}
+
+// add appends the pairs of ps not selected yet, from source src.
+func (sel *selection) add(src string, ps [][2]int) {
+	sel.considered[src] += len(ps)
+	seen := make(map[[2]int]bool, len(sel.pairs))
+	for _, p := range sel.pairs {
+		seen[p] = true
+	}
+	for _, p := range ps {
+		if !seen[p] {
+			seen[p] = true
+			sel.pairs = append(sel.pairs, p)
+			sel.source = append(sel.source, src)
+		}
+	}
+}
+
+// retrievalOptions are retrieval's options, on Match's workers unless
+// they say otherwise.
+func (o Options) retrievalOptions() retrieval.Options {
+	ro := o.Pairs.Retrieval
+	if ro.Workers == 0 {
+		ro.Workers = o.Workers
+	}
+	return ro
 }
 
 // setSizes are the sets' feature counts.

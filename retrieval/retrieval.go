@@ -210,7 +210,7 @@ func checked(get func(int) ([]float32, error), rows []int, dim int) func(int) ([
 // kmeans clusters the sample's rows into k centres: k-means++ seeding
 // from seed, then Lloyd iterations with the assignment by m. An empty
 // cluster takes the row farthest from its centre. It reads the sample in
-// chunks of chunkRows, always the same ones, so the centres do not
+// chunks of ChunkRows, always the same ones, so the centres do not
 // depend on where the sample is kept.
 func kmeans(ctx context.Context, s sample, dim, k, iters int, seed uint64, m pairwise.Matcher) ([]float32, error) {
 	n := s.len()
@@ -311,8 +311,8 @@ func kmeans(ctx context.Context, s sample, dim, k, iters int, seed uint64, m pai
 
 // eachChunk calls f with every chunk of s's rows and the first's index.
 func eachChunk(s sample, dim int, f func(lo int, x []float32) error) error {
-	for lo := 0; lo < s.len(); lo += chunkRows {
-		x, err := s.chunk(lo, min(lo+chunkRows, s.len()))
+	for lo := 0; lo < s.len(); lo += ChunkRows {
+		x, err := s.chunk(lo, min(lo+ChunkRows, s.len()))
 		if err != nil {
 			return err
 		}
@@ -382,9 +382,14 @@ func normalize(v []float64) {
 
 // Similarity is the dot product of images i and j's codes, in [-1, 1].
 func (x *Index) Similarity(i, j int) float64 {
+	return Similarity(x.Codes[i], x.Codes[j])
+}
+
+// Similarity is the dot product of two codes, summed in float64.
+func Similarity(a, b []float32) float64 {
 	s := 0.0
-	for k, a := range x.Codes[i] {
-		s += float64(a) * float64(x.Codes[j][k])
+	for k, v := range a {
+		s += float64(v) * float64(b[k])
 	}
 	return s
 }

@@ -8,9 +8,9 @@ import (
 	"os"
 )
 
-// chunkRows is how many sample rows k-means reads at a time: its memory is
+// ChunkRows is how many sample rows k-means reads at a time: its memory is
 // this many rows, not the sample, when the sample is in a file.
-const chunkRows = 8192
+const ChunkRows = 8192
 
 // sample holds the vocabulary's training rows, in memory or in a file.
 type sample interface {
