@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"unsafe"
 
@@ -44,14 +46,21 @@ var (
 
 func init() {
 	register.DoFn3x1[context.Context, imageBatch, func(int), error](&extractFn{})
-	register.DoFn4x1[context.Context, int, func(*int) bool, func(pairBatch), error](&planFn{})
+	register.DoFn5x1[context.Context, int, func(*int) bool, func(pairBatch), func(codeBatch), error](&planFn{})
+	register.DoFn3x1[context.Context, codeBatch, func(int), error](&codeFn{})
+	register.DoFn4x0[context.Context, int, func(*int) bool, func(int)](&blocksFn{})
+	register.DoFn3x1[context.Context, int, func(rowNeighbors), error](&rankFn{})
+	register.DoFn4x1[context.Context, int, func(*rowNeighbors) bool, func(pairBatch), error](&selectFn{})
 	register.DoFn3x1[context.Context, pairBatch, func(pairResult), error](&pairFn{})
 	register.DoFn4x1[context.Context, int, func(*pairResult) bool, func(pairBatch), error](&completeFn{})
 	register.Emitter1[int]()
 	register.Emitter1[pairBatch]()
 	register.Emitter1[pairResult]()
+	register.Emitter1[codeBatch]()
+	register.Emitter1[rowNeighbors]()
 	register.Iter1[int]()
 	register.Iter1[pairResult]()
+	register.Iter1[rowNeighbors]()
 }
 
 // job is what every function reads first: match's command line, parsed
@@ -123,8 +132,10 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 
 // planFn runs after every extraction (it takes them grouped under one
 // key): it reads the features back, keeps the usable images as match
-// does, selects the first round's pairs, keeps the plan in the job's
-// folder for completion, and emits the pairs in batches.
+// does and keeps the plan in the job's folder. Without retrieval it emits
+// the first round's pairs in batches; with retrieval it trains the
+// vocabulary (its sample in the job's folder) and emits the images to
+// code, and selectFn emits the pairs.
 type planFn struct {
 	job
 	Batch int
@@ -136,7 +147,7 @@ func (f *planFn) Setup() (err error) {
 	return err
 }
 
-func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int) bool, emit func(pairBatch)) error {
+func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int) bool, emitPairs func(pairBatch), emitCodes func(codeBatch)) error {
 	// The extracted indices only order this after every extraction; the
 	// plan reads the whole folder's sets back one at a time as it needs
 	// them, unreadable images included (it skips them, or fails with
@@ -145,6 +156,10 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 	for extracted(&i) {
 	}
 	o := f.m.Options
+	o.Pairs.Retrieval.SampleFile = filepath.Join(f.Dir, "sample")
+	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
+		return err
+	}
 	counts := make([]int, len(f.m.Images)) // each image's features, for the state
 	set := func(i int) (*features.Set, error) {
 		sets, errs, err := pipeline.ExtractEach(ctx, f.m.Images[i:i+1], o)
@@ -156,7 +171,7 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 		}
 		return sets[0], errs[0]
 	}
-	plan, images, err := pipeline.PlanPairsEach(ctx, f.m.Images, set, o)
+	plan, images, err := pipeline.PlanPairsStart(ctx, f.m.Images, set, o)
 	if err != nil {
 		return err
 	}
@@ -164,7 +179,13 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 		return err
 	}
 	recordBundle(ctx, "plan", planBytes(plan, o, counts))
-	emitBatches(0, plan.First, f.Batch, emit)
+	if plan.Ready() {
+		emitBatches(0, plan.First, f.Batch, emitPairs)
+		return nil
+	}
+	for lo := 0; lo < len(images); lo += imagesPerCodeBatch {
+		emitCodes(codeBatch{Images: span(lo, min(lo+imagesPerCodeBatch, len(images)))})
+	}
 	return nil
 }
 
@@ -194,9 +215,60 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 	if err := f.readPlan(&f.plan); err != nil {
 		return err
 	}
-	// The batch's images, renumbered.
+	o, release, err := oneCore(ctx, f.m.Options)
+	if err != nil {
+		return err
+	}
+	defer release()
+	var most int64
+	for _, g := range pairGroups(b.Pairs, imagesPerGroup) {
+		n, err := f.verifyGroup(ctx, g, b.Round > 0, o, emit)
+		if err != nil {
+			return err
+		}
+		most = max(most, n)
+	}
+	recordBundle(ctx, "pairs", most)
+	progress.add(0, len(b.Pairs), 0)
+	return nil
+}
+
+// imagesPerGroup bounds the images whose features a pair batch holds at
+// once: it matches and verifies its pairs a group at a time.
+const imagesPerGroup = 8
+
+// pairGroups splits pairs, in order, into runs that read at most max
+// images each (a run of one pair when its two images are more).
+func pairGroups(pairs [][2]int, max int) [][][2]int {
+	var groups [][][2]int
+	var cur [][2]int
+	seen := map[int]bool{}
+	for _, p := range pairs {
+		grow := 0
+		for _, i := range p {
+			if !seen[i] {
+				grow++
+			}
+		}
+		if len(cur) > 0 && len(seen)+grow > max {
+			groups = append(groups, cur)
+			cur, seen = nil, map[int]bool{}
+		}
+		cur = append(cur, p)
+		seen[p[0]], seen[p[1]] = true, true
+	}
+	if len(cur) > 0 {
+		groups = append(groups, cur)
+	}
+	return groups
+}
+
+// verifyGroup matches and verifies one group of pairs, with its images'
+// sets read through this process's set cache, emits each pair's result
+// and returns the bytes it held: the sets and the verified matches.
+func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion bool, o pipeline.Options, emit func(pairResult)) (int64, error) {
 	var ims []int
-	for _, p := range b.Pairs {
+	for _, p := range pairs {
 		ims = append(ims, p[0], p[1])
 	}
 	slices.Sort(ims)
@@ -205,36 +277,34 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 	for k, i := range ims {
 		local[i] = k
 	}
-	o, release, err := oneCore(ctx, f.m.Options)
-	if err != nil {
-		return err
-	}
-	defer release()
 	sets, err := processSets.get(ctx, f.plan.Images, ims, o)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	pairs := make([][2]int, len(b.Pairs))
-	for k, p := range b.Pairs {
-		pairs[k] = [2]int{local[p[0]], local[p[1]]}
+	lp := make([][2]int, len(pairs))
+	for k, p := range pairs {
+		lp[k] = [2]int{local[p[0]], local[p[1]]}
 	}
-	vs, err := pipeline.VerifyPairs(ctx, sets, pairs, b.Round > 0, o)
+	vs, err := pipeline.VerifyPairs(ctx, sets, lp, completion, o)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	recordBundle(ctx, "pairs", setsBytes(sets)+verifiedBytes(vs))
 	pairsMatched.Inc(ctx, int64(len(pairs)))
-	for k, v := range vs {
+	for _, v := range vs {
 		if v.Model != pairwise.NoModel {
 			pairsVerified.Inc(ctx, 1)
 			progress.add(0, 0, 1)
 		}
-		p := b.Pairs[k]
-		emit(pairResult{I: p[0], J: p[1], Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers})
+		// v's images are the group's: the pair cache's hits come first,
+		// so vs need not be in the order of pairs.
+		emit(pairResult{I: ims[v.I], J: ims[v.J], Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers})
 	}
-	progress.add(0, len(pairs), 0)
-	return nil
+	return setsBytes(sets) + verifiedBytes(vs), nil
 }
+
+// completionCodes is how many retrieval codes completion keeps: 8 MiB at
+// 64 words.
+const completionCodes = 256
 
 // completeFn is completion's round Round: it takes every pair tried so far
 // (grouped under one key) and emits the next round's pairs in batches, or
@@ -255,13 +325,19 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 	if err := f.readPlan(&f.plan); err != nil {
 		return err
 	}
+	var codes *codeCache
+	if p := f.plan.Plan; p.Index != nil && p.Index.Codes == nil {
+		codes = newCodeCache(codeStore{f.Dir}, completionCodes)
+		p.SetCodes(codes.get)
+	}
 	var all []pairResult
 	var r pairResult
 	for results(&r) {
 		all = append(all, r)
 	}
-	recordBundle(ctx, "completion", int64(len(all))*int64(unsafe.Sizeof(pairResult{})))
+	held := int64(len(all)) * int64(unsafe.Sizeof(pairResult{}))
 	if f.Round > f.plan.Plan.Rounds(f.m.Options) {
+		recordBundle(ctx, "completion", held)
 		return nil
 	}
 	tried := make(map[[2]int]bool, len(all))
@@ -270,6 +346,14 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 		tried[[2]int{r.I, r.J}] = true
 		vs[k] = pairwise.Verified{I: r.I, J: r.J, Model: pairwise.ModelKind(r.Model), Candidates: r.Candidates, Inliers: r.Inliers}
 	}
-	emitBatches(f.Round, f.plan.Plan.Next(len(f.plan.Images), vs, tried, f.m.Options), f.Batch, emit)
+	next, err := f.plan.Plan.Next(len(f.plan.Images), vs, tried, f.m.Options)
+	if err != nil {
+		return err
+	}
+	if codes != nil {
+		held += codes.bytes()
+	}
+	recordBundle(ctx, "completion", held)
+	emitBatches(f.Round, next, f.Batch, emit)
 	return nil
 }

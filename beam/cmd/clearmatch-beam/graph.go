@@ -25,8 +25,9 @@ const (
 )
 
 // build makes the pipeline: extract (sharded) → plan (one element, after
-// every extraction) → match and verify (sharded) → completion's rounds,
-// each after every pair of the rounds before it.
+// every extraction) → with retrieval: code (sharded) → rank (sharded,
+// after every code) → select (one element) → match and verify (sharded)
+// → completion's rounds, each after every pair of the rounds before it.
 func build(args []string, images, rounds int, dir string) *beam.Pipeline {
 	p, s := beam.NewPipelineWithRoot()
 	j := job{Args: args, Dir: dir}
@@ -39,8 +40,12 @@ func build(args []string, images, rounds int, dir string) *beam.Pipeline {
 		batches = append(batches, b)
 	}
 	extracted := beam.ParDo(s.Scope("extract"), &extractFn{job: j}, beam.Reshuffle(s, beam.CreateList(s, batches)))
-	pairs := beam.ParDo(s.Scope("plan"), &planFn{job: j, Batch: pairsPerBatch}, beam.GroupByKey(s, beam.AddFixedKey(s, extracted)))
-	results := beam.ParDo(s.Scope("pairs"), &pairFn{job: j}, beam.Reshuffle(s, pairs))
+	first, toCode := beam.ParDo2(s.Scope("plan"), &planFn{job: j, Batch: pairsPerBatch}, beam.GroupByKey(s, beam.AddFixedKey(s, extracted)))
+	coded := beam.ParDo(s.Scope("codes"), &codeFn{job: j}, beam.Reshuffle(s, toCode))
+	blocks := beam.ParDo(s.Scope("rank"), &blocksFn{job: j, Block: rankBlock}, beam.GroupByKey(s, beam.AddFixedKey(s, coded)))
+	ranked := beam.ParDo(s.Scope("rank"), &rankFn{job: j, Block: rankBlock}, beam.Reshuffle(s, blocks))
+	chosen := beam.ParDo(s.Scope("select"), &selectFn{job: j, Batch: pairsPerBatch}, beam.GroupByKey(s, beam.AddFixedKey(s, ranked)))
+	results := beam.ParDo(s.Scope("pairs"), &pairFn{job: j}, beam.Reshuffle(s, beam.Flatten(s, first, chosen)))
 	all := results
 	for r := 1; r <= rounds; r++ {
 		sr := s.Scope(fmt.Sprintf("completion%d", r))

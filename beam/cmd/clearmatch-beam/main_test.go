@@ -39,6 +39,10 @@ func TestSameTracksAsMatch(t *testing.T) {
 	if code := cli.Run(ctx, []string{"synth-photos", "-views", "24", "-width", "640", "-height", "480", "-out", strip}, nil, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("synth-photos: exit %d", code)
 	}
+	// Rank the strip's 24 images in blocks of 5, so that ranking merges
+	// blocks as it does past 128 images.
+	defer func(b int) { rankBlock = b }(rankBlock)
+	rankBlock = 5
 	cases := []struct {
 		name string
 		args []string
@@ -83,7 +87,12 @@ func TestSameTracksAsMatch(t *testing.T) {
 			}
 			// The runner reports the bundles' state and the elements' sizes:
 			// a bundle that holds features or codes holds more than any element.
-			state := regexp.MustCompile(`largest bundle state ([0-9.]+ [KMG]iB) \((plan|pairs); per stage: extract [0-9.]+ [KM]iB, plan .*, pairs .*\), ([0-9.]+ (B|KiB|MiB)) between transforms`)
+			// With retrieval, its stages report too.
+			stages := `extract [0-9.]+ [KM]iB, plan [^,]+, pairs .*`
+			if c.args[1] == "-pairs" {
+				stages = `extract [0-9.]+ [KM]iB, plan [^,]+, codes [0-9.]+ [KM]iB, rank [0-9.]+ [KM]iB, select [0-9.]+ (B|KiB), pairs .*`
+			}
+			state := regexp.MustCompile(`largest bundle state ([0-9.]+ [KMG]iB) \((plan|pairs); per stage: ` + stages + `\), ([0-9.]+ (B|KiB|MiB)) between transforms`)
 			if m := state.FindStringSubmatch(stderr.String()); m == nil {
 				t.Errorf("no bundle state from the runner's metrics, or not the plan's or a pair batch's:\n%s", stderr.String())
 			}

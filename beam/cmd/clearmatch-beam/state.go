@@ -23,11 +23,15 @@ import (
 // for completion, every pair tried so far). Beam measures the elements
 // that travel between transforms itself; these count what a function
 // holds beside them.
-var bundleBytes = map[string]beam.Distribution{
-	"extract":    beam.NewDistribution("clearmatch", "bundle_bytes_extract"),
-	"plan":       beam.NewDistribution("clearmatch", "bundle_bytes_plan"),
-	"pairs":      beam.NewDistribution("clearmatch", "bundle_bytes_pairs"),
-	"completion": beam.NewDistribution("clearmatch", "bundle_bytes_completion"),
+var bundleBytes = map[string]beam.Distribution{}
+
+// stages are the pipeline's stages, in order.
+var stages = []string{"extract", "plan", "codes", "rank", "select", "pairs", "completion"}
+
+func init() {
+	for _, s := range stages {
+		bundleBytes[s] = beam.NewDistribution("clearmatch", "bundle_bytes_"+s)
+	}
 }
 
 // setsBytes is the memory the sets hold: keypoints and descriptors (as
@@ -43,24 +47,24 @@ func setsBytes(sets []*features.Set) int64 {
 	return n
 }
 
-// planBytes is the memory of the plan: its pairs and similarities,
-// retrieval's codes and words, and the bound on the sample the words were
-// trained on (at most retrieval's Sample of the images' features).
+// planBytes is the most memory the plan held at once: the image it read
+// last (its features, and its descriptors as floats for retrieval), the
+// counts, and the plan; with retrieval, training's chunk of the sample
+// (the sample itself is in a file), each sample row's distance and the
+// words.
 func planBytes(p *pipeline.PairPlan, o pipeline.Options, features []int) int64 {
-	n := int64(len(p.First))*16 + int64(len(p.Best))*8
+	most, total := 0, 0
+	for _, c := range features {
+		most, total = max(most, c), total+c
+	}
+	n := int64(len(features))*8 + int64(len(p.First))*16
 	if x := p.Index; x != nil {
 		sample := o.Pairs.Retrieval.Sample
 		if sample == 0 {
 			sample = retrieval.DefaultSample
 		}
-		total := 0
-		for _, c := range features {
-			total += c
-		}
-		n += int64(len(x.Centers)+min(sample, total)*x.Dim) * 4
-		for _, c := range x.Codes {
-			n += int64(len(c)) * 4
-		}
+		rows := int64(min(sample, total))
+		n += int64(most)*int64(x.Dim)*4*2 + min(rows, retrieval.ChunkRows)*int64(x.Dim)*4 + rows*8 + int64(len(x.Centers))*4
 	}
 	return n
 }
@@ -104,14 +108,14 @@ func stateSummary(res metrics.Results) string {
 			element = max(element, s.Max)
 		}
 	}
-	var stages []string
-	for _, name := range []string{"extract", "plan", "pairs", "completion"} {
+	var parts []string
+	for _, name := range stages {
 		if n, ok := per[name]; ok {
-			stages = append(stages, fmt.Sprintf("%s %s", name, byteSize(float64(n))))
+			parts = append(parts, fmt.Sprintf("%s %s", name, byteSize(float64(n))))
 		}
 	}
 	out := fmt.Sprintf("largest bundle state %s (%s; per stage: %s), %s between transforms (largest element %s)",
-		byteSize(float64(most)), stage, strings.Join(stages, ", "), byteSize(moved), byteSize(float64(element)))
+		byteSize(float64(most)), stage, strings.Join(parts, ", "), byteSize(moved), byteSize(float64(element)))
 	if peak, ok := peakRSS(); ok {
 		out += fmt.Sprintf(", peak RSS so far %s", byteSize(float64(peak)))
 	}
