@@ -72,14 +72,21 @@ func (s *fileSample) chunk(lo, hi int) ([]float32, error) {
 	}
 	n := (hi - lo) * s.dim
 	if cap(s.buf) < n {
-		s.buf, s.raw = make([]float32, n), make([]byte, 4*n)
+		s.buf = make([]float32, n)
 	}
-	buf, raw := s.buf[:n], s.raw[:4*n]
-	if _, err := s.f.ReadAt(raw, int64(lo*s.dim*4)); err != nil {
-		return nil, fmt.Errorf("retrieval: the training sample %s: %w", s.f.Name(), err)
+	if s.raw == nil {
+		s.raw = make([]byte, 1<<16)
 	}
-	for k := range buf {
-		buf[k] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*k:]))
+	buf := s.buf[:n]
+	for k := 0; k < n; { // through a small buffer of bytes
+		raw := s.raw[:min(len(s.raw), 4*(n-k))]
+		if _, err := s.f.ReadAt(raw, int64(lo*s.dim+k)*4); err != nil {
+			return nil, fmt.Errorf("retrieval: the training sample %s: %w", s.f.Name(), err)
+		}
+		for q := 0; q < len(raw); q += 4 {
+			buf[k] = math.Float32frombits(binary.LittleEndian.Uint32(raw[q:]))
+			k++
+		}
 	}
 	return buf, nil
 }
