@@ -18,7 +18,9 @@ import (
 // TestProcessWorkers runs clearmatch-beam as a cluster runs it: Prism
 // starts each worker as a separate process through Beam's boot loader
 // (scripts/beam-process-boot.sh), which fetches the staged cgo worker
-// binary and runs it with --worker=true. The tracks must be match's. The
+// binary and runs it with --worker=true. Pairs are chosen by retrieval,
+// so that its codes go from worker to worker through the job's folder.
+// The tracks must be match's. The
 // launcher runs in its own process group with a deadline, because Prism
 // waits forever on a dead worker and leaves its workers running after
 // the job.
@@ -30,7 +32,7 @@ func TestProcessWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	photos := castlePhotos(t, 2)
+	photos := castlePhotos(t, 3)
 	bin := t.TempDir()
 	for _, b := range [][2]string{{"clearmatch-beam", "."}, {"boot", "github.com/apache/beam/sdks/v2/go/container"}} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, b[0]), b[1]).CombinedOutput(); err != nil {
@@ -39,7 +41,7 @@ func TestProcessWorkers(t *testing.T) {
 	}
 	dir := t.TempDir()
 	want, got := filepath.Join(dir, "match"), filepath.Join(dir, "beam")
-	flags := []string{photos, "-max-dim", "320", "-workers", "1"}
+	flags := []string{photos, "-max-dim", "320", "-workers", "1", "-pairs", "retrieval", "-retrieval-k", "1"}
 	if code := cli.Run(context.Background(), append([]string{"match", "-out", want, "-cache", ""}, flags...), nil, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("match: exit %d", code)
 	}
