@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/clearmatch/clearmatch/internal/atomicfile"
 )
 
 // The feature cache keeps one file per image and parameter set, named by
@@ -120,22 +122,5 @@ func (c Cache) Load(key string) (s *Set, ok bool) {
 
 // Store writes s under key atomically (temporary file, then rename).
 func (c Cache) Store(key string, s *Set) error {
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(c.Dir, ".tmp-"+key[:16]+"-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(encodeSet(key, s))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), c.path(key))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(c.path(key), encodeSet(key, s))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/internal/atomicfile"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -138,25 +139,7 @@ func (c *pairCache) write(key string, v any) error {
 		return err
 	}
 	binary.Write(&b, binary.LittleEndian, crc32.ChecksumIEEE(b.Bytes()))
-	dir := filepath.Dir(c.path(key))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), c.path(key))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(c.path(key), b.Bytes())
 }
 
 // matches splits a batch into the pairs found in the cache and those to
