@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/clearmatch/clearmatch/internal/atomicfile"
 )
 
 // codeStore keeps retrieval's codes in the job's folder, a file an image
@@ -22,22 +24,7 @@ func (c codeStore) put(i int, code []float32) error {
 	for k, v := range code {
 		binary.LittleEndian.PutUint32(b[4*k:], math.Float32bits(v))
 	}
-	if err := os.MkdirAll(filepath.Dir(c.path(i)), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path(i)), strconv.Itoa(i)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.path(i))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(c.path(i), b); err != nil {
 		return fmt.Errorf("retrieval's code of image %d: %w", i, err)
 	}
 	return nil
@@ -71,40 +58,25 @@ func (c codeStore) block(lo, hi int) ([][]float32, error) {
 // candidates' codes, most of them again for the next images.
 type codeCache struct {
 	store codeStore
-	max   int
 	mu    sync.Mutex
-	codes map[int][]float32
-	use   map[int]int64
-	tick  int64
+	codes *lru[int, []float32]
 }
 
 func newCodeCache(store codeStore, max int) *codeCache {
-	return &codeCache{store: store, max: max, codes: map[int][]float32{}, use: map[int]int64{}}
+	return &codeCache{store: store, codes: newLRU[int, []float32](max)}
 }
 
 func (c *codeCache) get(i int) ([]float32, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.tick++
-	if code, ok := c.codes[i]; ok {
-		c.use[i] = c.tick
+	if code, ok := c.codes.get(i); ok {
 		return code, nil
 	}
 	code, err := c.store.get(i)
 	if err != nil {
 		return nil, err
 	}
-	c.codes[i], c.use[i] = code, c.tick
-	if len(c.codes) > c.max {
-		oldest, t := -1, int64(-1)
-		for j, u := range c.use {
-			if t < 0 || u < t {
-				oldest, t = j, u
-			}
-		}
-		delete(c.codes, oldest)
-		delete(c.use, oldest)
-	}
+	c.codes.put(i, code)
 	return code, nil
 }
 
@@ -113,8 +85,6 @@ func (c *codeCache) bytes() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var n int64
-	for _, code := range c.codes {
-		n += int64(len(code)) * 4
-	}
+	c.codes.each(func(code []float32) { n += int64(len(code)) * 4 })
 	return n
 }

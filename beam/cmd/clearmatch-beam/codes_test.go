@@ -35,8 +35,8 @@ func TestCodeStore(t *testing.T) {
 		if err != nil || !slices.Equal(c, codes[i]) {
 			t.Fatalf("cached code %d: %v %v", i, c, err)
 		}
-		if len(cache.codes) > 2 {
-			t.Fatalf("the cache holds %d codes, bound 2", len(cache.codes))
+		if cache.codes.len() > 2 {
+			t.Fatalf("the cache holds %d codes, bound 2", cache.codes.len())
 		}
 	}
 	if got, want := cache.bytes(), int64(2*3*4); got != want {

@@ -64,41 +64,45 @@ func init() {
 }
 
 // job is what every function reads first: match's command line, parsed
-// once per function instance (the options cannot travel as data: they
-// hold interfaces), and where the plan is kept.
+// once per function instance in Setup (the options cannot travel as data:
+// they hold interfaces), and the job's folder, where the plan is kept.
 type job struct {
 	Args []string
 	// Dir is the job's folder in the cache (the plan), shared by workers.
-	Dir string
+	Dir  string
+	m    *cli.MatchJob
+	plan *storedPlan
 }
 
-// readPlan reads the plan into *p once: not in Setup, which a runner may
-// call before the plan is written.
-func (j job) readPlan(p **storedPlan) (err error) {
-	if *p == nil {
-		*p, err = readPlan(j.Dir)
+func (j *job) Setup() (err error) {
+	if j.m, err = cli.ParseMatch(j.Args, nil); err != nil {
+		return fmt.Errorf("match's flags on a worker: %w", err)
+	}
+	return nil
+}
+
+// readPlan reads the plan once: not in Setup, which a runner may call
+// before the plan is written.
+func (j *job) readPlan() (err error) {
+	if j.plan == nil {
+		j.plan, err = readPlan(j.Dir)
 	}
 	return err
 }
 
-func (j job) parse() (*cli.MatchJob, error) {
-	m, err := cli.ParseMatch(j.Args, nil)
-	if err != nil {
-		return nil, fmt.Errorf("match's flags on a worker: %w", err)
+// begin reads the plan and waits for a core of this process: it returns
+// the options to run on it (oneCore) and the core's release.
+func (j *job) begin(ctx context.Context) (pipeline.Options, func(), error) {
+	if err := j.readPlan(); err != nil {
+		return pipeline.Options{}, nil, err
 	}
-	return m, nil
+	return oneCore(ctx, j.m.Options)
 }
 
 // extractFn writes a batch of images' features into the feature cache and
 // emits the indices of those it could read.
 type extractFn struct {
 	job
-	m *cli.MatchJob
-}
-
-func (f *extractFn) Setup() (err error) {
-	f.m, err = f.parse()
-	return err
 }
 
 func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(int)) error {
@@ -139,12 +143,6 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 type planFn struct {
 	job
 	Batch int
-	m     *cli.MatchJob
-}
-
-func (f *planFn) Setup() (err error) {
-	f.m, err = f.parse()
-	return err
 }
 
 func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int) bool, emitPairs func(pairBatch), emitCodes func(codeBatch)) error {
@@ -202,20 +200,10 @@ func emitBatches(round int, pairs [][2]int, size int, emit func(pairBatch)) {
 // the feature sets read through this process's set cache.
 type pairFn struct {
 	job
-	m    *cli.MatchJob
-	plan *storedPlan
-}
-
-func (f *pairFn) Setup() (err error) {
-	f.m, err = f.parse()
-	return err
 }
 
 func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pairResult)) error {
-	if err := f.readPlan(&f.plan); err != nil {
-		return err
-	}
-	o, release, err := oneCore(ctx, f.m.Options)
+	o, release, err := f.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -312,17 +300,10 @@ const completionCodes = 256
 type completeFn struct {
 	job
 	Round, Batch int
-	m            *cli.MatchJob
-	plan         *storedPlan
-}
-
-func (f *completeFn) Setup() (err error) {
-	f.m, err = f.parse()
-	return err
 }
 
 func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pairResult) bool, emit func(pairBatch)) error {
-	if err := f.readPlan(&f.plan); err != nil {
+	if err := f.readPlan(); err != nil {
 		return err
 	}
 	var codes *codeCache

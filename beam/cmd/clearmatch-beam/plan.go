@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/clearmatch/clearmatch/internal/atomicfile"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -25,23 +26,7 @@ func writePlan(dir string, p *storedPlan) error {
 	if err := gob.NewEncoder(&b).Encode(p); err != nil {
 		return fmt.Errorf("the pair plan: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, planFile+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, planFile))
+	return atomicfile.Write(filepath.Join(dir, planFile), b.Bytes())
 }
 
 func readPlan(dir string) (*storedPlan, error) {

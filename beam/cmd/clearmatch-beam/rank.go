@@ -6,7 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/internal/cli"
 	"github.com/clearmatch/clearmatch/pipeline"
 	"github.com/clearmatch/clearmatch/retrieval"
 )
@@ -39,20 +38,10 @@ var rankBlock = 128
 // index.
 type codeFn struct {
 	job
-	m    *cli.MatchJob
-	plan *storedPlan
-}
-
-func (f *codeFn) Setup() (err error) {
-	f.m, err = f.parse()
-	return err
 }
 
 func (f *codeFn) ProcessElement(ctx context.Context, b codeBatch, emit func(int)) error {
-	if err := f.readPlan(&f.plan); err != nil {
-		return err
-	}
-	o, release, err := oneCore(ctx, f.m.Options)
+	o, release, err := f.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -105,20 +94,10 @@ func (f *blocksFn) ProcessElement(_ context.Context, _ int, coded func(*int) boo
 type rankFn struct {
 	job
 	Block int
-	m     *cli.MatchJob
-	plan  *storedPlan
-}
-
-func (f *rankFn) Setup() (err error) {
-	f.m, err = f.parse()
-	return err
 }
 
 func (f *rankFn) ProcessElement(ctx context.Context, b int, emit func(rowNeighbors)) error {
-	if err := f.readPlan(&f.plan); err != nil {
-		return err
-	}
-	_, release, err := oneCore(ctx, f.m.Options)
+	_, release, err := f.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -187,17 +166,10 @@ func codesBytes(codes [][]float32) int64 {
 type selectFn struct {
 	job
 	Batch int
-	m     *cli.MatchJob
-	plan  *storedPlan
-}
-
-func (f *selectFn) Setup() (err error) {
-	f.m, err = f.parse()
-	return err
 }
 
 func (f *selectFn) ProcessElement(ctx context.Context, _ int, ranked func(*rowNeighbors) bool, emit func(pairBatch)) error {
-	if err := f.readPlan(&f.plan); err != nil {
+	if err := f.readPlan(); err != nil {
 		return err
 	}
 	n := len(f.plan.Images)

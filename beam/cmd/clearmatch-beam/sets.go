@@ -13,14 +13,12 @@ import (
 type setCache struct {
 	mu   sync.Mutex
 	max  int
-	sets map[string]*features.Set
-	use  map[string]int64
-	tick int64
+	sets *lru[string, *features.Set]
 }
 
 // processSets is this process's cache: 128 sets of compact descriptors
 // (under 256 MiB at 16384 features an image).
-var processSets = &setCache{max: 128, sets: map[string]*features.Set{}, use: map[string]int64{}}
+var processSets = &setCache{max: 128, sets: newLRU[string, *features.Set](128)}
 
 // get returns the sets of images[idx[k]], reading the missing ones from
 // the feature cache (extracting any that are not there).
@@ -30,10 +28,8 @@ func (c *setCache) get(ctx context.Context, images []pipeline.Image, idx []int, 
 	var at []int
 	c.mu.Lock()
 	for k, i := range idx {
-		c.tick++
-		if s, ok := c.sets[images[i].Path]; ok {
+		if s, ok := c.sets.get(images[i].Path); ok {
 			out[k] = s
-			c.use[images[i].Path] = c.tick
 			continue
 		}
 		missing = append(missing, images[i])
@@ -56,18 +52,7 @@ func (c *setCache) get(ctx context.Context, images []pipeline.Image, idx []int, 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k, im := range missing {
-		c.tick++
-		c.sets[im.Path], c.use[im.Path] = sets[k], c.tick
-	}
-	for len(c.sets) > c.max {
-		oldest, t := "", int64(-1)
-		for p, u := range c.use {
-			if t < 0 || u < t {
-				oldest, t = p, u
-			}
-		}
-		delete(c.sets, oldest)
-		delete(c.use, oldest)
+		c.sets.put(im.Path, sets[k])
 	}
 	return out, nil
 }
@@ -76,5 +61,5 @@ func (c *setCache) get(ctx context.Context, images []pipeline.Image, idx []int, 
 func (c *setCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.sets, c.use = map[string]*features.Set{}, map[string]int64{}
+	c.sets = newLRU[string, *features.Set](c.max)
 }
