@@ -12,24 +12,42 @@ import (
 // Workers in this process (Prism's default loopback) share one line;
 // remote workers print theirs into their own logs.
 type progressLine struct {
-	mu                      sync.Mutex
-	w                       io.Writer
-	images, pairs, verified int64
-	last                    time.Time
+	mu                             sync.Mutex
+	w                              io.Writer
+	images, coded, pairs, verified int64
+	last                           time.Time
 }
 
 var progress = &progressLine{w: os.Stderr}
 
+// add counts images extracted, pairs matched and pairs verified.
 func (p *progressLine) add(images, pairs, verified int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.images += int64(images)
 	p.pairs += int64(pairs)
 	p.verified += int64(verified)
-	if time.Since(p.last) >= time.Second {
-		p.last = time.Now()
-		fmt.Fprintf(p.w, "\rbeam     %d images extracted, %d pairs matched, %d verified", p.images, p.pairs, p.verified)
+	p.print()
+}
+
+// code counts images given retrieval's code.
+func (p *progressLine) code(images int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.coded += int64(images)
+	p.print()
+}
+
+func (p *progressLine) print() {
+	if time.Since(p.last) < time.Second {
+		return
 	}
+	p.last = time.Now()
+	coded := ""
+	if p.coded > 0 {
+		coded = fmt.Sprintf(", %d coded for retrieval", p.coded)
+	}
+	fmt.Fprintf(p.w, "\rbeam     %d images extracted%s, %d pairs matched, %d verified", p.images, coded, p.pairs, p.verified)
 }
 
 // done ends the line.

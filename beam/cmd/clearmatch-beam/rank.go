@@ -65,6 +65,7 @@ func (f *codeFn) ProcessElement(ctx context.Context, b codeBatch, emit func(int)
 		}
 		// The set, its descriptors as matched (floats) and the code.
 		most = max(most, setsBytes(sets[:1])+int64(sets[0].Len())*features.DescSize*4+int64(len(code))*4)
+		progress.code(1)
 		emit(i)
 	}
 	recordBundle(ctx, "codes", most)
