@@ -198,6 +198,9 @@ func (p *PairPlan) Next(n int, verified []pairwise.Verified, tried map[[2]int]bo
 // similarity is images i and j's similarity, from their codes.
 func (p *PairPlan) similarity(i, j int) (float64, error) {
 	if p.codes == nil {
+		if len(p.Index.Codes) <= max(i, j) {
+			return 0, errNoCodes
+		}
 		return p.Index.Similarity(i, j), nil
 	}
 	a, err := p.codes(i)
@@ -210,6 +213,8 @@ func (p *PairPlan) similarity(i, j int) (float64, error) {
 	}
 	return retrieval.Similarity(a, b), nil
 }
+
+var errNoCodes = errors.New("pipeline: the plan holds no retrieval codes: give them with SetCodes")
 
 var errNoPairCache = errors.New("pipeline: VerifyPairs needs the pair cache (Options.Cache.Pairs)")
 

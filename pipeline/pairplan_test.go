@@ -123,6 +123,12 @@ func shardedPlan(t *testing.T, ims []Image, sets []*features.Set, o Options) *Pa
 	if err := p.Rank(nb, best, o); err == nil {
 		t.Error("Rank twice is not an error")
 	}
+	if p.Rounds(o) > 0 {
+		all := []pairwise.Verified{{I: 0, J: 1, Model: pairwise.Fundamental, Candidates: 9, Inliers: 9}, {I: 1, J: 2, Model: pairwise.Fundamental, Candidates: 9, Inliers: 9}}
+		if _, err := p.Next(len(sets), all, map[[2]int]bool{}, o); !errors.Is(err, errNoCodes) {
+			t.Errorf("completion without codes: %v, want errNoCodes", err)
+		}
+	}
 	p.SetCodes(func(i int) ([]float32, error) { return codes[i], nil })
 	return p
 }
