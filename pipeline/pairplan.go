@@ -129,6 +129,9 @@ func (p *PairPlan) Ready() bool { return p.Index == nil || p.Best != nil }
 // Code is an image's retrieval code from its feature set, as
 // PlanPairsEach computes it.
 func (p *PairPlan) Code(s *features.Set, opts Options) ([]float32, error) {
+	if p.Index == nil {
+		return nil, errors.New("pipeline: Code on a plan without retrieval")
+	}
 	d, err := loadDescriptors(func(int) (*features.Set, error) { return s, nil }, opts.Matching.RootSIFT)(0)
 	if err != nil {
 		return nil, err

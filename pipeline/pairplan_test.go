@@ -89,6 +89,9 @@ func shardedPlan(t *testing.T, ims []Image, sets []*features.Set, o Options) *Pa
 	}
 	p = viaGob(t, p)
 	if p.Ready() {
+		if _, err := p.Code(sets[0], o); err == nil && p.Index == nil {
+			t.Error("Code on a plan without retrieval is not an error")
+		}
 		return p
 	}
 	codes := make([][]float32, len(sets))
