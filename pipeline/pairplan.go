@@ -46,16 +46,15 @@ func PlanPairs(ctx context.Context, images []Image, sets []*features.Set, opts O
 // folder's features. It keeps the usable images as Extract does and
 // returns them with the plan, whose pairs index them.
 func PlanPairsEach(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) (*PairPlan, []Image, error) {
-	kept, sizes, err := usableSizes(ctx, images, set, opts)
+	ims, sizes, desc, err := usableSets(ctx, images, set, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, opts.Matching.RootSIFT)
-	sel, err := selectPairs(ctx, Names(keptImages(images, kept)), sizes, desc, matcherOf(opts), opts)
+	sel, err := selectPairs(ctx, Names(ims), sizes, desc, matcherOf(opts), opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	return sel.plan(), keptImages(images, kept), nil
+	return sel.plan(), ims, nil
 }
 
 // PlanPairsStart is PlanPairsEach for a caller that codes and ranks the
@@ -66,11 +65,10 @@ func PlanPairsEach(ctx context.Context, images []Image, set func(i int) (*featur
 // (retrieval.Ranking with Neighbors' k and floor) and gives the result to
 // Rank. The plan is the same as PlanPairsEach's.
 func PlanPairsStart(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) (*PairPlan, []Image, error) {
-	kept, sizes, err := usableSizes(ctx, images, set, opts)
+	ims, sizes, desc, err := usableSets(ctx, images, set, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	ims := keptImages(images, kept)
 	sel, err := startSelection(Names(ims), opts)
 	if err != nil {
 		return nil, nil, err
@@ -79,24 +77,24 @@ func PlanPairsStart(ctx context.Context, images []Image, set func(i int) (*featu
 	if !sel.ranked() {
 		return p, ims, nil
 	}
-	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, opts.Matching.RootSIFT)
 	if p.Index, err = retrieval.Train(ctx, sizes, desc, features.DescSize, matcherOf(opts), opts.retrievalOptions()); err != nil {
 		return nil, nil, err
 	}
 	return p, ims, nil
 }
 
-// usableSizes reads every image's feature count and keeps the usable
-// images as Extract does: it returns their indices and counts.
-func usableSizes(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) ([]int, []int, error) {
+// usableSets reads every image's feature count and keeps the usable images as
+// Extract does: it returns them, their counts and their descriptors as
+// matched, read from set when needed.
+func usableSets(ctx context.Context, images []Image, set func(i int) (*features.Set, error), opts Options) ([]Image, []int, func(k int) ([]float32, error), error) {
 	if err := opts.checkSteps(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	errs := make([]error, len(images))
 	sizes := make([]int, len(images))
 	for i := range images {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		s, err := set(i)
 		if errs[i] = err; err == nil {
@@ -105,21 +103,15 @@ func usableSizes(ctx context.Context, images []Image, set func(i int) (*features
 	}
 	kept, _, err := usableIndex(images, errs, opts.Features.Strict)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	ims := make([]Image, len(kept))
 	keptSizes := make([]int, len(kept))
 	for k, i := range kept {
-		keptSizes[k] = sizes[i]
+		ims[k], keptSizes[k] = images[i], sizes[i]
 	}
-	return kept, keptSizes, nil
-}
-
-func keptImages(images []Image, kept []int) []Image {
-	out := make([]Image, len(kept))
-	for k, i := range kept {
-		out[k] = images[i]
-	}
-	return out
+	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, opts.Matching.RootSIFT)
+	return ims, keptSizes, desc, nil
 }
 
 // Ready reports whether the first round's pairs are chosen: false for
