@@ -105,18 +105,14 @@ func shardedPlan(t *testing.T, ims []Image, sets []*features.Set, o Options) *Pa
 	best := make([]float64, len(sets))
 	for lo := 0; lo < len(sets); lo += 2 {
 		hi := min(lo+2, len(sets))
-		ids := []int{lo}
-		if hi > lo+1 {
-			ids = append(ids, lo+1)
-		}
-		r := retrieval.NewRanking(ids, codes[lo:hi], k)
+		r := retrieval.NewRanking(lo, codes[lo:hi], k)
 		for c := len(sets) - 1; c >= 0; c-- { // one image at a time, backwards
-			r.Add([]int{c}, codes[c:c+1])
+			r.Add(c, codes[c:c+1])
 		}
 		for a, ns := range r.Neighbors(rel) {
-			nb[ids[a]] = ns
+			nb[lo+a] = ns
 			if len(ns) > 0 {
-				best[ids[a]] = retrieval.Similarity(codes[ids[a]], codes[ns[0]])
+				best[lo+a] = retrieval.Similarity(codes[lo+a], codes[ns[0]])
 			}
 		}
 	}

@@ -58,9 +58,9 @@ func ExampleNumbered() {
 // worker does that cannot hold every code: the result is Neighbors'.
 func ExampleRanking() {
 	codes := [][]float32{{1, 0, 0}, {0.6, 0.8, 0}, {0.8, 0.6, 0}, {0, 0, 1}, {0, 1, 0}}
-	r := retrieval.NewRanking([]int{0, 1}, codes[0:2], 2)
-	r.Add([]int{3, 4}, codes[3:5])
-	r.Add([]int{0, 1, 2}, codes[0:3])
+	r := retrieval.NewRanking(0, codes[0:2], 2)
+	r.Add(3, codes[3:5])
+	r.Add(0, codes[0:3])
 	fmt.Println(r.Neighbors(0))
 	x := &retrieval.Index{Codes: codes}
 	fmt.Println(x.Neighbors(2, 0)[:2])

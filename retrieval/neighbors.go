@@ -6,18 +6,19 @@ import (
 	"gonum.org/v1/gonum/blas/blas32"
 )
 
-// rankBlock is how many images' codes Neighbors compares at once, on
+// RankBlock is how many images' codes Neighbors compares at once, on
 // each side: two blocks of 128 codes of 8192 floats are 8 MiB.
-const rankBlock = 128
+const RankBlock = 128
 
 // Ranking finds, for a block of images (its rows), their k most similar
 // other images, from blocks of images' codes given one after another:
 // memory holds the rows' codes, one block and k candidates a row, not
-// every image's code. The result does not depend on how the other images
-// are split into blocks, nor on their order.
+// every image's code. A block is consecutive images, given by the first
+// one's index and their codes. The result does not depend on how the
+// other images are split into blocks, nor on their order.
 type Ranking struct {
 	k     int
-	ids   []int
+	first int
 	codes [][]float32
 	top   [][]scored // per row, its best candidates so far, in order
 }
@@ -39,19 +40,20 @@ func (a scored) before(b scored) int {
 	return a.j - b.j
 }
 
-// NewRanking starts the ranking of images ids, whose codes are codes.
-func NewRanking(ids []int, codes [][]float32, k int) *Ranking {
-	return &Ranking{k: k, ids: ids, codes: codes, top: make([][]scored, len(ids))}
+// NewRanking starts the ranking of images first, first+1, …, whose codes
+// are codes.
+func NewRanking(first int, codes [][]float32, k int) *Ranking {
+	return &Ranking{k: k, first: first, codes: codes, top: make([][]scored, len(codes))}
 }
 
-// Add compares every row with images ids (codes their codes), leaving
-// out each row's own image.
-func (r *Ranking) Add(ids []int, codes [][]float32) {
+// Add compares every row with images first, first+1, …, whose codes are
+// codes, leaving out each row's own image.
+func (r *Ranking) Add(first int, codes [][]float32) {
 	for a, ca := range r.codes {
 		t := r.top[a]
 		for b, cb := range codes {
-			if ids[b] != r.ids[a] {
-				t = append(t, scored{similarity32(ca, cb), ids[b]})
+			if first+b != r.first+a {
+				t = append(t, scored{similarity32(ca, cb), first + b})
 			}
 		}
 		slices.SortFunc(t, scored.before)
@@ -63,7 +65,7 @@ func (r *Ranking) Add(ids []int, codes [][]float32) {
 // those less similar than rel times its most similar image's similarity
 // (rel 0 keeps all k).
 func (r *Ranking) Neighbors(rel float64) [][]int {
-	out := make([][]int, len(r.ids))
+	out := make([][]int, len(r.codes))
 	for a, t := range r.top {
 		for rel > 0 && len(t) > 0 && float64(t[len(t)-1].sim) < rel*float64(t[0].sim) {
 			t = t[:len(t)-1]

@@ -81,6 +81,8 @@ type Index struct {
 	Words int
 	// Centers are the words, Words rows of Dim floats.
 	Centers []float32
+	// SampleRows is how many descriptors the words were trained on.
+	SampleRows int
 	// Codes are the images' VLAD vectors (Words·Dim floats, unit norm;
 	// all zero for an image without descriptors).
 	Codes [][]float32
@@ -150,7 +152,7 @@ func Train(ctx context.Context, rows []int, get func(i int) ([]float32, error), 
 	if ns == 0 {
 		return nil, errors.New("retrieval: the images have no descriptors")
 	}
-	x := &Index{Dim: dim, Words: min(o.Words, max(1, ns/8))}
+	x := &Index{Dim: dim, Words: min(o.Words, max(1, ns/8)), SampleRows: ns}
 	if x.Centers, err = kmeans(ctx, s, dim, x.Words, o.Iterations, o.Seed, m); err != nil {
 		return nil, err
 	}
@@ -216,38 +218,12 @@ func kmeans(ctx context.Context, s sample, dim, k, iters int, seed uint64, m pai
 	n := s.len()
 	rng := rand.New(rand.NewPCG(seed, 0x636c6561726d6174))
 	c := make([]float32, 0, k*dim)
-	first, err := row(s, rng.IntN(n), dim)
-	if err != nil {
-		return nil, err
+	d2 := make([]float64, n) // each row's squared distance to its nearest centre
+	for i := range d2 {
+		d2[i] = math.Inf(1)
 	}
-	c = append(c, first...)
-	d2 := make([]float64, n)
-	err = eachChunk(s, dim, func(lo int, x []float32) error {
-		for i := range len(x) / dim {
-			d2[lo+i] = sqDist(x[i*dim:(i+1)*dim], c[:dim])
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for len(c) < k*dim {
-		sum := 0.0
-		for _, v := range d2 {
-			sum += v
-		}
-		pick := n - 1
-		if sum > 0 {
-			t := rng.Float64() * sum
-			for i, v := range d2 {
-				if t -= v; t < 0 {
-					pick = i
-					break
-				}
-			}
-		} else {
-			pick = rng.IntN(n)
-		}
+	pick := rng.IntN(n)
+	for {
 		r, err := row(s, pick, dim)
 		if err != nil {
 			return nil, err
@@ -261,6 +237,25 @@ func kmeans(ctx context.Context, s sample, dim, k, iters int, seed uint64, m pai
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(c) == k*dim {
+			break
+		}
+		sum := 0.0
+		for _, v := range d2 {
+			sum += v
+		}
+		pick = n - 1
+		if sum > 0 {
+			t := rng.Float64() * sum
+			for i, v := range d2 {
+				if t -= v; t < 0 {
+					pick = i
+					break
+				}
+			}
+		} else {
+			pick = rng.IntN(n)
 		}
 	}
 	sums := make([]float64, k*dim)
@@ -405,26 +400,17 @@ func (x *Index) Neighbors(k int, rel float64) [][]int {
 	if n == 0 || k <= 0 {
 		return out
 	}
-	blocks := (n + rankBlock - 1) / rankBlock
+	blocks := (n + RankBlock - 1) / RankBlock
 	pool.ForEach(context.Background(), blocks, runtime.GOMAXPROCS(0), nil, func(b int) error {
-		ids := blockIDs(b*rankBlock, min((b+1)*rankBlock, n))
-		r := NewRanking(ids, x.Codes[ids[0]:ids[0]+len(ids)], k)
-		for c := 0; c < blocks; c++ {
-			cols := blockIDs(c*rankBlock, min((c+1)*rankBlock, n))
-			r.Add(cols, x.Codes[cols[0]:cols[0]+len(cols)])
+		lo := b * RankBlock
+		r := NewRanking(lo, x.Codes[lo:min(lo+RankBlock, n)], k)
+		for c := 0; c < n; c += RankBlock {
+			r.Add(c, x.Codes[c:min(c+RankBlock, n)])
 		}
-		copy(out[ids[0]:], r.Neighbors(rel))
+		copy(out[lo:], r.Neighbors(rel))
 		return nil
 	})
 	return out
-}
-
-func blockIDs(lo, hi int) []int {
-	ids := make([]int, hi-lo)
-	for k := range ids {
-		ids[k] = lo + k
-	}
-	return ids
 }
 
 // Pairs returns the pairs (I < J, sorted) in which either image is in

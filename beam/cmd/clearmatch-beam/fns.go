@@ -160,14 +160,11 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 	}
 	counts := make([]int, len(f.m.Images)) // each image's features, for the state
 	set := func(i int) (*features.Set, error) {
-		sets, errs, err := pipeline.ExtractEach(ctx, f.m.Images[i:i+1], o)
-		if err != nil {
-			return nil, err
+		s, err := readSet(ctx, f.m.Images[i], o)
+		if err == nil {
+			counts[i] = s.Len()
 		}
-		if errs[0] == nil {
-			counts[i] = sets[0].Len()
-		}
-		return sets[0], errs[0]
+		return s, err
 	}
 	plan, images, err := pipeline.PlanPairsStart(ctx, f.m.Images, set, o)
 	if err != nil {
@@ -176,13 +173,13 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 	if err := writePlan(f.Dir, &storedPlan{Plan: plan, Images: images}); err != nil {
 		return err
 	}
-	recordBundle(ctx, "plan", planBytes(plan, o, counts))
+	recordBundle(ctx, "plan", planBytes(plan, counts))
 	if plan.Ready() {
 		emitBatches(0, plan.First, f.Batch, emitPairs)
 		return nil
 	}
 	for lo := 0; lo < len(images); lo += imagesPerCodeBatch {
-		emitCodes(codeBatch{Images: span(lo, min(lo+imagesPerCodeBatch, len(images)))})
+		emitCodes(codeBatch{Lo: lo, Hi: min(lo+imagesPerCodeBatch, len(images))})
 	}
 	return nil
 }

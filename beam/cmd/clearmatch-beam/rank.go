@@ -6,7 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/pipeline"
 	"github.com/clearmatch/clearmatch/retrieval"
 )
 
@@ -16,8 +15,9 @@ import (
 // (selectFn). Codes travel through the job's folder; only indices and
 // neighbour lists through the pipeline.
 type (
-	// codeBatch is images to code, indices into the usable images.
-	codeBatch struct{ Images []int }
+	// codeBatch is images Lo to Hi-1 to code, indices into the usable
+	// images.
+	codeBatch struct{ Lo, Hi int }
 	// rowNeighbors is image I's neighbours, most similar first, and its
 	// similarity to the first.
 	rowNeighbors struct {
@@ -28,11 +28,11 @@ type (
 )
 
 // Batch sizes of retrieval's stages: coding reads an image's features at
-// a time, ranking holds two blocks of codes (rankBlock each, 4 MiB at 64
-// words; a variable for tests).
+// a time, ranking holds two blocks of codes (retrieval's, 4 MiB each at
+// 64 words; a variable for tests).
 const imagesPerCodeBatch = 16
 
-var rankBlock = 128
+var rankBlock = retrieval.RankBlock
 
 // codeFn writes each image's code into the job's folder and emits its
 // index.
@@ -48,15 +48,12 @@ func (f *codeFn) ProcessElement(ctx context.Context, b codeBatch, emit func(int)
 	defer release()
 	store := codeStore{f.Dir}
 	var most int64
-	for _, i := range b.Images {
-		sets, errs, err := pipeline.ExtractEach(ctx, f.plan.Images[i:i+1], o)
+	for i := b.Lo; i < b.Hi; i++ {
+		set, err := readSet(ctx, f.plan.Images[i], o)
 		if err != nil {
 			return err
 		}
-		if errs[0] != nil {
-			return errs[0]
-		}
-		code, err := f.plan.Plan.Code(sets[0], o)
+		code, err := f.plan.Plan.Code(set, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.plan.Images[i].Name, err)
 		}
@@ -64,7 +61,7 @@ func (f *codeFn) ProcessElement(ctx context.Context, b codeBatch, emit func(int)
 			return err
 		}
 		// The set, its descriptors as matched (floats) and the code.
-		most = max(most, setsBytes(sets[:1])+int64(sets[0].Len())*features.DescSize*4+int64(len(code))*4)
+		most = max(most, setsBytes([]*features.Set{set})+int64(set.Len())*features.DescSize*4+int64(len(code))*4)
 		progress.code(1)
 		emit(i)
 	}
@@ -112,7 +109,7 @@ func (f *rankFn) ProcessElement(ctx context.Context, b int, emit func(rowNeighbo
 		return err
 	}
 	k, rel := f.plan.Plan.Neighbors(f.m.Options)
-	r := retrieval.NewRanking(span(lo, hi), rows, k)
+	r := retrieval.NewRanking(lo, rows, k)
 	var held int64
 	for c := 0; c < n; c += size {
 		if err := ctx.Err(); err != nil {
@@ -122,7 +119,7 @@ func (f *rankFn) ProcessElement(ctx context.Context, b int, emit func(rowNeighbo
 		if err != nil {
 			return err
 		}
-		r.Add(span(c, min(c+size, n)), cols)
+		r.Add(c, cols)
 		held = max(held, codesBytes(rows)+codesBytes(cols))
 	}
 	tops := int64(hi-lo) * int64(k+size) * int64(unsafe.Sizeof(struct {
@@ -142,14 +139,6 @@ func (f *rankFn) ProcessElement(ctx context.Context, b int, emit func(rowNeighbo
 		emit(row)
 	}
 	return nil
-}
-
-func span(lo, hi int) []int {
-	ids := make([]int, hi-lo)
-	for k := range ids {
-		ids[k] = lo + k
-	}
-	return ids
 }
 
 func codesBytes(codes [][]float32) int64 {

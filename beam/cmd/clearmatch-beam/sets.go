@@ -8,6 +8,16 @@ import (
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
+// readSet reads one image's set from the feature cache (extracting it if
+// it is not there), or gives its extraction error.
+func readSet(ctx context.Context, im pipeline.Image, opts pipeline.Options) (*features.Set, error) {
+	sets, errs, err := pipeline.ExtractEach(ctx, []pipeline.Image{im}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sets[0], errs[0]
+}
+
 // setCache keeps the feature sets this process read last, so that pairs of
 // the same images in one worker read each image's features once.
 type setCache struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -52,19 +53,11 @@ func setsBytes(sets []*features.Set) int64 {
 // counts, and the plan; with retrieval, training's chunk of the sample
 // (the sample itself is in a file), each sample row's distance and the
 // words.
-func planBytes(p *pipeline.PairPlan, o pipeline.Options, features []int) int64 {
-	most, total := 0, 0
-	for _, c := range features {
-		most, total = max(most, c), total+c
-	}
+func planBytes(p *pipeline.PairPlan, features []int) int64 {
 	n := int64(len(features))*8 + int64(len(p.First))*16
 	if x := p.Index; x != nil {
-		sample := o.Pairs.Retrieval.Sample
-		if sample == 0 {
-			sample = retrieval.DefaultSample
-		}
-		rows := int64(min(sample, total))
-		n += int64(most)*int64(x.Dim)*4*2 + min(rows, retrieval.ChunkRows)*int64(x.Dim)*4 + rows*8 + int64(len(x.Centers))*4
+		rows := int64(x.SampleRows)
+		n += int64(slices.Max(features))*int64(x.Dim)*4*2 + min(rows, retrieval.ChunkRows)*int64(x.Dim)*4 + rows*8 + int64(len(x.Centers))*4
 	}
 	return n
 }
