@@ -1,6 +1,8 @@
 package clear
 
 import (
+	"slices"
+
 	"github.com/clearmatch/clearmatch/internal/assignment"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -18,7 +20,6 @@ type assigner struct {
 	piv     *pivots
 	compOf  []int
 	localOf []int
-	closed  []bool // per item, reset after each view
 	// pivRows[c] holds the rows of component c's pivots, in the order of
 	// piv.byComp[c], as a block for one matrix–vector product per row.
 	pivRows [][]float64
@@ -26,8 +27,8 @@ type assigner struct {
 	keys    []int64
 }
 
-func newAssigner(emb []embedding, piv *pivots, compOf, localOf []int, m int) *assigner {
-	a := &assigner{emb: emb, piv: piv, compOf: compOf, localOf: localOf, closed: make([]bool, m), pivRows: make([][]float64, len(emb))}
+func newAssigner(emb []embedding, piv *pivots, compOf, localOf []int) *assigner {
+	a := &assigner{emb: emb, piv: piv, compOf: compOf, localOf: localOf, pivRows: make([][]float64, len(emb))}
 	most := 0
 	for c, own := range piv.byComp {
 		e := &emb[c]
@@ -40,6 +41,25 @@ func newAssigner(emb []embedding, piv *pivots, compOf, localOf []int, m int) *as
 	}
 	a.ip, a.keys = make([]float64, most), make([]int64, most)
 	return a
+}
+
+// view returns the assignment of one view's rows over all the pivots.
+func (a *assigner) view(m int) *viewAssigner {
+	return &viewAssigner{itemComp: a.piv.comp, closed: make([]bool, m), comp: func(g int) int { return a.compOf[g] },
+		own: func(g int) ([]int, []int64) { return a.piv.byComp[a.compOf[g]], a.costs(g) }}
+}
+
+// viewAssigner assigns the rows of one view at a time to items, knowing
+// of each row only its component and its costs for its own component's
+// items: every other item costs 1. Items are ranked 0, 1, …; the rank
+// breaks ties.
+type viewAssigner struct {
+	itemComp []int  // component of item k
+	closed   []bool // per item, reset after each view
+	comp     func(g int) int
+	// own returns row g's own component's items, increasing, and its
+	// costs' tie keys for them (reused by the next call).
+	own func(g int) (items []int, keys []int64)
 }
 
 var oneKey = tieKey(1)
@@ -68,9 +88,9 @@ func (a *assigner) costs(g int) []int64 {
 
 // lowestOpenForeign returns the lowest open item that is not a pivot of
 // component c, or -1.
-func (a *assigner) lowestOpenForeign(c int) int {
+func (a *viewAssigner) lowestOpenForeign(c int) int {
 	for k, closed := range a.closed {
-		if !closed && a.piv.comp[k] != c {
+		if !closed && a.itemComp[k] != c {
 			return k
 		}
 	}
@@ -94,16 +114,16 @@ func (w want) less(v want) bool {
 // row wants its cheapest open item (the lowest item on ties); for each
 // wanted item the row with the lowest cost wins (the first row on ties) and
 // the item closes; the others try again in the next round.
-func (a *assigner) greedy(rows []int, col []int) {
+func (a *viewAssigner) greedy(rows []int, col []int) {
 	wants := make([]want, len(rows))
 	winner := map[int]int{} // item → index into rows of the current winner
 	var closedNow []int
 	for len(rows) > 0 {
 		for r, g := range rows {
-			c := a.compOf[g]
-			w := want{key: oneKey, item: a.lowestOpenForeign(c)}
-			for j, key := range a.costs(g) {
-				k := a.piv.byComp[c][j]
+			w := want{key: oneKey, item: a.lowestOpenForeign(a.comp(g))}
+			items, keys := a.own(g)
+			for j, key := range keys {
+				k := items[j]
 				if a.closed[k] {
 					continue
 				}
@@ -145,11 +165,11 @@ func (a *assigner) greedy(rows []int, col []int) {
 // pivots of c (their own costs) and "elsewhere" at cost 1. Each part is
 // solved exactly with the Hungarian method; rows sent elsewhere then take,
 // in increasing order, the lowest open items outside their component.
-func (a *assigner) hungarian(rows []int, col []int) {
+func (a *viewAssigner) hungarian(rows []int, col []int) {
 	groups := map[int][]int{}
 	var order []int
 	for _, g := range rows {
-		c := a.compOf[g]
+		c := a.comp(g)
 		if _, ok := groups[c]; !ok {
 			order = append(order, c)
 		}
@@ -159,11 +179,17 @@ func (a *assigner) hungarian(rows []int, col []int) {
 	var closedNow []int
 	for _, c := range order {
 		gr := groups[c]
-		own := a.piv.byComp[c]
-		nr, nc := len(gr), len(own)+len(gr)
-		cost := make([]float64, nr*nc)
+		var own []int
+		nr, nc := len(gr), 0
+		var cost []float64
 		for r, g := range gr {
-			for j, key := range a.costs(g) {
+			items, keys := a.own(g)
+			if r == 0 {
+				own = slices.Clone(items)
+				nc = len(own) + len(gr)
+				cost = make([]float64, nr*nc)
+			}
+			for j, key := range keys {
 				cost[r*nc+j] = float64(key)
 			}
 			for j := len(own); j < nc; j++ {
@@ -187,7 +213,7 @@ func (a *assigner) hungarian(rows []int, col []int) {
 		}
 	}
 	for _, g := range elsewhere {
-		k := a.lowestOpenForeign(a.compOf[g])
+		k := a.lowestOpenForeign(a.comp(g))
 		col[g] = k
 		a.closed[k] = true
 		closedNow = append(closedNow, k)

@@ -39,7 +39,10 @@ func tieKey(v float64) int64 { return int64(math.Round(v * 1e9)) }
 // L_nrm = C^{-1/2} (D − Ã) C^{-1/2} = I − P_nrm, so the smallest eigenvalues of
 // L_nrm are the largest of P_nrm, and both share eigenvectors.
 type component struct {
-	verts  []int // global indices, increasing
+	verts []int // global indices, increasing
+	// seedID seeds the iterative solver's start: the component's first
+	// observation in the whole problem (a part's solve maps it).
+	seedID int
 	rowPtr []int
 	col    []int32   // local column indices
 	val    []float64 // off-diagonal entries w_ij / sqrt(c_i c_j)
@@ -150,7 +153,7 @@ func (c *component) mulRows(dst, x []float64, lo, hi int) {
 // 1/sqrt(c_i) for every vertex.
 func newComponent(g *graph, verts []int, local []int32, invSqrtC []float64, sl *slabs) *component {
 	n := len(verts)
-	c := &component{verts: verts, diag: sl.f.take(n)}
+	c := &component{verts: verts, seedID: verts[0], diag: sl.f.take(n)}
 	// Binary weights in a large component: P_nrm = S (A + I) S, so the
 	// product needs no value array (see mulPnrm).
 	c.unit = n > DenseMax

@@ -1,6 +1,7 @@
 package clear_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -51,4 +52,31 @@ func ExampleProblem_Associate() {
 	// Output:
 	// items: [0 1 2 0 1 2 0 1]
 	// dropped: 0
+}
+
+// The paper's example solved part by part, in the steps a distributed
+// solve takes (one part here: every observation is associated), with
+// Solve's items.
+func ExampleSolveParts() {
+	p := &clear.Problem{ViewSizes: []int{2, 1, 1, 1, 1, 1}}
+	for _, e := range [][2]int{{0, 2}, {1, 3}, {1, 4}, {1, 5}, {1, 6}, {2, 3}, {3, 4}, {3, 5}, {3, 6}, {4, 5}, {4, 6}, {5, 6}} {
+		p.Associations = append(p.Associations, clear.Association{A: e[0], B: e[1]})
+	}
+	parts, _, err := p.Parts()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := clear.SolveParts(context.Background(), p, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("parts:", len(parts))
+	fmt.Println("universe size:", r.UniverseSize)
+	fmt.Println("items:", r.Item)
+	// Output:
+	// parts: 1
+	// universe size: 2
+	// items: [0 1 0 1 1 1 1]
 }

@@ -163,7 +163,7 @@ var basisPool = sync.Pool{New: func() any { return new([]float64) }}
 func topEigen(c *component, t *team, floor float64, nmin int, seed uint64) ([]float64, [][]float64, bool) {
 	n := c.size()
 	nmin = min(nmin, n)
-	rng := rand.New(rand.NewPCG(seed, uint64(c.verts[0])))
+	rng := rand.New(rand.NewPCG(seed, uint64(c.seedID)))
 	buf := basisPool.Get().(*[]float64)
 	defer basisPool.Put(buf)
 	// The largest eigenpair is known exactly: θ = 1 with the eigenvector

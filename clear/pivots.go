@@ -52,8 +52,9 @@ func (e *embedding) row(i int) []float64 { return e.rows[i*e.d : (i+1)*e.d] }
 // pivots are the m most orthogonal rows of U, in the order the greedy
 // strategy of the paper chooses them; pivot k is item (column) k.
 type pivots struct {
-	comp  []int // component of pivot k
-	local []int // local row of pivot k in its component
+	comp  []int   // component of pivot k
+	local []int   // local row of pivot k in its component
+	key   []int64 // tie key of pivot k's score when it was chosen
 	// byComp[c] lists the pivots (columns) that belong to component c, increasing.
 	byComp [][]int
 }
@@ -66,6 +67,16 @@ type pivots struct {
 // merge of per-component greedy sequences: a heap keyed by (score, row)
 // holds each component's best candidate. Cost: Σ_c pivots_c · size_c · d_c.
 func selectPivots(emb []embedding, m int) (*pivots, error) {
+	p := pivotSequence(emb, m)
+	if len(p.comp) < m {
+		return nil, errors.New("clear: internal error: fewer pivot candidates than the universe size")
+	}
+	return p, nil
+}
+
+// pivotSequence is selectPivots' greedy order, stopped after limit pivots
+// or when no row is left to choose.
+func pivotSequence(emb []embedding, limit int) *pivots {
 	type state struct {
 		sum      []float64
 		eligible []bool
@@ -107,15 +118,13 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 	}
 	ipBuf := make([]float64, largest) // inner products with the new pivot
 	p := &pivots{byComp: make([][]int, len(emb))}
-	for len(p.comp) < m {
-		if len(*h) == 0 {
-			return nil, errors.New("clear: internal error: fewer pivot candidates than the universe size")
-		}
+	for len(p.comp) < limit && len(*h) > 0 {
 		b := h.pop()
 		ci := b.comp
 		p.byComp[ci] = append(p.byComp[ci], len(p.comp))
 		p.comp = append(p.comp, ci)
 		p.local = append(p.local, b.local)
+		p.key = append(p.key, b.key)
 		e := &emb[ci]
 		s := &st[ci]
 		s.eligible[b.local] = false
@@ -130,7 +139,7 @@ func selectPivots(emb []embedding, m int) (*pivots, error) {
 			h.push(nb)
 		}
 	}
-	return p, nil
+	return p
 }
 
 type cand struct {

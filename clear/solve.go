@@ -238,6 +238,9 @@ type solver struct {
 	piv           *pivots
 	// done counts the observations of the components decomposed.
 	done int
+	// global maps p's observations to a whole problem's, when p is a
+	// part of one (DecomposePart); nil otherwise.
+	global []int
 }
 
 // graph builds the association graph (split into components no larger
@@ -284,6 +287,9 @@ func (s *solver) graph() error {
 	s.res = &Result{Item: make([]int, s.l), Components: len(members), Dropped: dropped, SplitComponents: split, CutAssociations: cut}
 	for c, vs := range members {
 		s.comps[c] = newComponent(g, vs, local, invSqrtC, s.sl)
+		if s.global != nil {
+			s.comps[c].seedID = s.global[vs[0]]
+		}
 		s.res.LargestComponent = max(s.res.LargestComponent, len(vs))
 	}
 	return nil
@@ -432,14 +438,8 @@ func (s *solver) embed() error {
 // assign computes the lifting permutations view by view and numbers the
 // items by first appearance.
 func (s *solver) assign() {
-	compOf := make([]int, s.l)
-	localOf := make([]int, s.l)
-	for ci, c := range s.comps {
-		for li, v := range c.verts {
-			compOf[v], localOf[v] = ci, li
-		}
-	}
-	a := newAssigner(s.emb, s.piv, compOf, localOf, s.m)
+	compOf, localOf := s.compIndex()
+	a := newAssigner(s.emb, s.piv, compOf, localOf).view(s.m)
 	col := make([]int, s.l)
 	for v := range s.p.ViewSizes {
 		rows := make([]int, 0, s.vi.offsets[v+1]-s.vi.offsets[v])
@@ -463,6 +463,17 @@ func (s *solver) assign() {
 		}
 		s.res.Item[i] = renum[c]
 	}
+}
+
+// compIndex returns every observation's component and its index there.
+func (s *solver) compIndex() (compOf, localOf []int) {
+	compOf, localOf = make([]int, s.l), make([]int, s.l)
+	for ci, c := range s.comps {
+		for li, v := range c.verts {
+			compOf[v], localOf[v] = ci, li
+		}
+	}
+	return compOf, localOf
 }
 
 // spectrumFromTop converts the largest eigenpairs of P_nrm into the smallest
