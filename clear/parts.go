@@ -193,19 +193,22 @@ func AssignView(first, n int, rows []RowCosts, lowest []Pivot, cut Pivot, m int,
 }
 
 // Number numbers the items of every observation (in order) by first
-// appearance, as Solve's Result.Item, and returns the count.
-func Number(items []Pivot) (item []int, count int) {
-	num := make(map[int]int, len(items))
+// appearance, as Solve's Result.Item, and returns the count. An item is
+// named by its pivot's row, an observation.
+func Number(items []Pivot) (item []int, count int, err error) {
+	num := make([]int32, len(items))
 	item = make([]int, len(items))
 	for o, p := range items {
-		k, ok := num[p.Row]
-		if !ok {
-			k = len(num)
-			num[p.Row] = k
+		if p.Row < 0 || p.Row >= len(items) {
+			return nil, 0, fmt.Errorf("clear: observation %d's item is row %d, not one of the %d observations", o, p.Row, len(items))
 		}
-		item[o] = k
+		if num[p.Row] == 0 {
+			count++
+			num[p.Row] = int32(count)
+		}
+		item[o] = int(num[p.Row]) - 1
 	}
-	return item, len(num)
+	return item, count, nil
 }
 
 // SolveParts is Solve run part by part, in the steps a distributed solve
@@ -292,7 +295,9 @@ func SolveParts(ctx context.Context, p *Problem, opts *Options) (*Result, error)
 		}
 		items = append(items, got...)
 	}
-	res.Item, res.Items = Number(items)
+	if res.Item, res.Items, err = Number(items); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

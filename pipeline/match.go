@@ -320,7 +320,11 @@ func (r *Result) solve(ctx context.Context, opts Options) error {
 	} else if co.Progress == nil && opts.Progress != nil {
 		co.Progress = stageProgress(opts.Progress, StageSolve)
 	}
-	if r.Clear, err = clear.SolveContext(ctx, r.Problem, &co); err != nil {
+	solve := opts.Solve.Solver
+	if solve == nil {
+		solve = clear.SolveContext
+	}
+	if r.Clear, err = solve(ctx, r.Problem, &co); err != nil {
 		return err
 	}
 	r.Timing.Solve = time.Since(t)

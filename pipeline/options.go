@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
@@ -94,6 +96,10 @@ type SolveOptions struct {
 	// test (guided matches weigh 1); the default is binary, which the
 	// verified pipeline needs (low weights inflate the universe estimate).
 	Weighted bool
+	// Solver, if set, solves instead of clear.SolveContext: a caller that
+	// solved the same problem elsewhere (clearmatch-beam, part by part)
+	// gives its result. It must return what clear.SolveContext would.
+	Solver func(ctx context.Context, p *clear.Problem, o *clear.Options) (*clear.Result, error)
 }
 
 // DefaultDescriptorMemory is CacheOptions.DescriptorMemory's default: 512

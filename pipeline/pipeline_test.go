@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pairwise"
@@ -93,5 +94,29 @@ func TestMatchCancelled(t *testing.T) {
 	cancel()
 	if _, err := Match(ctx, ims, sets, Options{Matching: MatchOptions{Matcher: pairwise.BruteForce{}}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
+	}
+}
+
+// TestSolverGivesTheResult: a given Solver solves instead of CLEAR, with
+// the problem Match built and CLEAR's options.
+func TestSolverGivesTheResult(t *testing.T) {
+	ims, sets := views(3, 10, 3)
+	o := PaperOptions()
+	o.Matching.Matcher = pairwise.BruteForce{}
+	var asked *clear.Problem
+	o.Solve.Solver = func(ctx context.Context, p *clear.Problem, co *clear.Options) (*clear.Result, error) {
+		asked = p
+		r, err := clear.SolveParts(ctx, p, co)
+		if err == nil {
+			r.UniverseSize = -7 // not what CLEAR says: the pipeline must keep it
+		}
+		return r, err
+	}
+	r, err := Match(context.Background(), ims, sets, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked == nil || asked != r.Problem || r.Clear.UniverseSize != -7 || len(r.Item) != 30 {
+		t.Errorf("the Solver's result was not used: asked %v, universe %d, %d items", asked != nil, r.Clear.UniverseSize, len(r.Item))
 	}
 }

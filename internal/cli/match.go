@@ -77,6 +77,11 @@ func (o *matchOptions) addFlags(fs *flagSet) {
 var matchCommon = []string{"out", "export", "intrinsics", "camera-model", "max-dim", "pairs", "force", "workers", "cache", "overlays"}
 
 func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return runMatchWith(ctx, args, stdin, nil, stdout, stderr)
+}
+
+// runMatchWith is runMatch with the parsed options changed by set, if set.
+func runMatchWith(ctx context.Context, args []string, stdin io.Reader, set func(*pipeline.Options), stdout, stderr io.Writer) error {
 	start := time.Now()
 	var o matchOptions
 	inputs, err := o.parse(args, stdout)
@@ -107,6 +112,9 @@ func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	o.pipe.Progress = pr
+	if set != nil {
+		set(&o.pipe)
+	}
 	res, err := pipeline.Run(ctx, in.images, o.pipe)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -46,6 +47,12 @@ func MatchFlag(name string) bool {
 // and stderr.
 func RunMatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runMatch(ctx, args, nil, stdout, stderr)
+}
+
+// RunMatchSolved is RunMatch with CLEAR's result given by solve (see
+// pipeline.SolveOptions.Solver).
+func RunMatchSolved(ctx context.Context, args []string, solve func(context.Context, *clear.Problem, *clear.Options) (*clear.Result, error), stdout, stderr io.Writer) error {
+	return runMatchWith(ctx, args, nil, func(o *pipeline.Options) { o.Solve.Solver = solve }, stdout, stderr)
 }
 
 // Usagef is a bad-usage error (exit code 2 through Finish).

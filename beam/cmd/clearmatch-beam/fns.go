@@ -42,6 +42,8 @@ var (
 	imagesSkipped   = beam.NewCounter("clearmatch", "images_skipped")
 	pairsMatched    = beam.NewCounter("clearmatch", "pairs_matched")
 	pairsVerified   = beam.NewCounter("clearmatch", "pairs_verified")
+	labelRoundsRun  = beam.NewCounter("clearmatch", "label_rounds")
+	labelsUnsettled = beam.NewCounter("clearmatch", "labels_unsettled")
 )
 
 func init() {
@@ -51,13 +53,33 @@ func init() {
 	register.DoFn4x0[context.Context, int, func(*int) bool, func(int)](&blocksFn{})
 	register.DoFn3x1[context.Context, int, func(rowNeighbors), error](&rankFn{})
 	register.DoFn4x1[context.Context, int, func(*rowNeighbors) bool, func(pairBatch), error](&selectFn{})
-	register.DoFn3x1[context.Context, pairBatch, func(pairResult), error](&pairFn{})
+	register.DoFn4x1[context.Context, pairBatch, func(pairResult), func(edgeFile), error](&pairFn{})
 	register.DoFn4x1[context.Context, int, func(*pairResult) bool, func(pairBatch), error](&completeFn{})
+	register.DoFn3x1[context.Context, edgeGroup, func(int, labelUpdate), error](&labelFn{})
+	register.DoFn4x1[context.Context, int, func(*labelUpdate) bool, func(int), error](&applyFn{})
+	register.DoFn4x0[context.Context, int, func(*labelMsg) bool, func(edgeGroup)](&labelGateFn{})
+	register.DoFn3x1[context.Context, edgeGroup, func(int, string), error](&bucketFn{})
+	register.DoFn4x1[context.Context, int, func(*string) bool, func(bucketSummary), error](&partFn{})
+	register.DoFn5x1[context.Context, int, func(*bucketSummary) bool, func(bucketSummary), func(int, int), error](&cutFn{})
+	register.DoFn3x1[context.Context, bucketSummary, func(int, int), error](&costFn{})
+	register.DoFn3x1[context.Context, int, func(*int) bool, error](&assignFn{})
+	register.Function1x1(fileMsg)
+	register.Function1x1(changedMsg)
+	register.Emitter2[int, labelUpdate]()
+	register.Emitter2[int, string]()
+	register.Emitter2[int, int]()
+	register.Emitter1[bucketSummary]()
+	register.Iter1[labelUpdate]()
+	register.Iter1[labelMsg]()
+	register.Iter1[string]()
+	register.Iter1[bucketSummary]()
 	register.Emitter1[int]()
 	register.Emitter1[pairBatch]()
 	register.Emitter1[pairResult]()
 	register.Emitter1[codeBatch]()
 	register.Emitter1[rowNeighbors]()
+	register.Emitter1[edgeFile]()
+	register.Emitter1[edgeGroup]()
 	register.Iter1[int]()
 	register.Iter1[pairResult]()
 	register.Iter1[rowNeighbors]()
@@ -170,7 +192,15 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 	if err != nil {
 		return err
 	}
-	if err := writePlan(f.Dir, &storedPlan{Plan: plan, Images: images}); err != nil {
+	byName := make(map[string]int, len(f.m.Images))
+	for i, im := range f.m.Images {
+		byName[im.Name] = i
+	}
+	kept := make([]int, len(images))
+	for k, im := range images {
+		kept[k] = counts[byName[im.Name]]
+	}
+	if err := writePlan(f.Dir, &storedPlan{Plan: plan, Images: images, Counts: kept}); err != nil {
 		return err
 	}
 	recordBundle(ctx, "plan", planBytes(plan, counts))
@@ -199,15 +229,16 @@ type pairFn struct {
 	job
 }
 
-func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pairResult)) error {
+func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pairResult), emitEdges func(edgeFile)) error {
 	o, release, err := f.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
 	var most int64
+	var es []edge
 	for _, g := range pairGroups(b.Pairs, imagesPerGroup) {
-		n, err := f.verifyGroup(ctx, g, b.Round > 0, o, emit)
+		n, err := f.verifyGroup(ctx, g, b.Round > 0, o, emit, &es)
 		if err != nil {
 			return err
 		}
@@ -215,6 +246,14 @@ func (f *pairFn) ProcessElement(ctx context.Context, b pairBatch, emit func(pair
 	}
 	recordBundle(ctx, "pairs", most)
 	progress.add(0, len(b.Pairs), 0)
+	if len(es) == 0 {
+		return nil
+	}
+	ef := edgeFile{Name: fmt.Sprintf("%d-%d-%d", b.Round, b.Pairs[0][0], b.Pairs[0][1]), Images: edgeImages(es, f.plan)}
+	if err := writeEdges(f.Dir, ef.Name, es); err != nil {
+		return err
+	}
+	emitEdges(ef)
 	return nil
 }
 
@@ -251,7 +290,7 @@ func pairGroups(pairs [][2]int, max int) [][][2]int {
 // verifyGroup matches and verifies one group of pairs, with its images'
 // sets read through this process's set cache, emits each pair's result
 // and returns the bytes it held: the sets and the verified matches.
-func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion bool, o pipeline.Options, emit func(pairResult)) (int64, error) {
+func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion bool, o pipeline.Options, emit func(pairResult), es *[]edge) (int64, error) {
 	var ims []int
 	for _, p := range pairs {
 		ims = append(ims, p[0], p[1])
@@ -284,6 +323,7 @@ func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion boo
 		// so vs need not be in the order of pairs.
 		emit(pairResult{I: ims[v.I], J: ims[v.J], Model: int(v.Model), Candidates: v.Candidates, Inliers: v.Inliers})
 	}
+	*es = append(*es, pairEdges(vs, ims, f.plan.offsets())...)
 	return setsBytes(sets) + verifiedBytes(vs), nil
 }
 

@@ -45,18 +45,50 @@ func build(args []string, images, rounds int, dir string) *beam.Pipeline {
 	blocks := beam.ParDo(s.Scope("rank"), &blocksFn{job: j, Block: rankBlock}, beam.GroupByKey(s, beam.AddFixedKey(s, coded)))
 	ranked := beam.ParDo(s.Scope("rank"), &rankFn{job: j, Block: rankBlock}, beam.Reshuffle(s, blocks))
 	chosen := beam.ParDo(s.Scope("select"), &selectFn{job: j, Batch: pairsPerBatch}, beam.GroupByKey(s, beam.AddFixedKey(s, ranked)))
-	results := beam.ParDo(s.Scope("pairs"), &pairFn{job: j}, beam.Reshuffle(s, beam.Flatten(s, first, chosen)))
-	all := results
+	all, edges := beam.ParDo2(s.Scope("pairs"), &pairFn{job: j}, beam.Reshuffle(s, beam.Flatten(s, first, chosen)))
+	edgeFiles := []beam.PCollection{edges}
 	for r := 1; r <= rounds; r++ {
 		sr := s.Scope(fmt.Sprintf("completion%d", r))
 		next := beam.ParDo(sr, &completeFn{job: j, Round: r, Batch: pairsPerBatch}, beam.GroupByKey(sr, beam.AddFixedKey(sr, all)))
-		all = beam.Flatten(sr, all, beam.ParDo(sr, &pairFn{job: j}, beam.Reshuffle(sr, next)))
+		results, edges := beam.ParDo2(sr, &pairFn{job: j}, beam.Reshuffle(sr, next))
+		all = beam.Flatten(sr, all, results)
+		edgeFiles = append(edgeFiles, edges)
 	}
+	solveInParts(s.Scope("solve"), j, beam.Flatten(s, edgeFiles...), images)
 	return p
 }
 
+// solveInParts adds CLEAR, part by part, after every pair's verification:
+// the components by labelRounds rounds of min-label propagation, then
+// the buckets' parts, the cut, the costs and the views' assignment.
+func solveInParts(s beam.Scope, j job, files beam.PCollection, images int) {
+	gated := labelGate(s, 1, files, nil)
+	for r := 1; r <= labelRounds; r++ {
+		sr := s.Scope(fmt.Sprintf("labels%d", r))
+		ups := beam.ParDo(sr, &labelFn{job: j, Round: r}, gated)
+		changed := beam.ParDo(sr, &applyFn{job: j, Round: r}, beam.GroupByKey(sr, ups))
+		gated = labelGate(sr, r+1, files, &changed)
+	}
+	buckets := bucketsFor(images)
+	byBucket := beam.ParDo(s, &bucketFn{job: j, Buckets: buckets}, gated)
+	sums := beam.ParDo(s, &partFn{job: j, Buckets: buckets}, beam.GroupByKey(s, byBucket))
+	toCost, shards := beam.ParDo2(s, &cutFn{job: j}, beam.GroupByKey(s, beam.AddFixedKey(s, sums)))
+	costed := beam.ParDo(s, &costFn{job: j, Buckets: buckets}, beam.Reshuffle(s, toCost))
+	beam.ParDo0(s, &assignFn{job: j}, beam.GroupByKey(s, beam.Flatten(s, costed, shards)))
+}
+
+// labelGate starts label round round after the one before (changed, its
+// images' counts; nil before the first) and every pair's verification.
+func labelGate(s beam.Scope, round int, files beam.PCollection, changed *beam.PCollection) beam.PCollection {
+	msgs := beam.ParDo(s, fileMsg, files)
+	if changed != nil {
+		msgs = beam.Flatten(s, msgs, beam.ParDo(s, changedMsg, *changed))
+	}
+	return beam.ParDo(s, &labelGateFn{Round: round}, beam.GroupByKey(s, beam.AddFixedKey(s, msgs)))
+}
+
 // runBeam runs the pipeline and reports what its counters say.
-func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writer) (string, error) {
+func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writer) (string, *solved, error) {
 	id := make([]byte, 8)
 	rand.Read(id)
 	dir := filepath.Join(m.Options.Cache.Features, "beam-jobs", hex.EncodeToString(id))
@@ -70,7 +102,7 @@ func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writ
 	pr, err := beamx.RunWithMetrics(ctx, build(args, len(m.Images), rounds, dir))
 	progress.done()
 	if err != nil {
-		return "", rootCause(err)
+		return "", nil, rootCause(err)
 	}
 	counters := map[string]int64{}
 	state := "no metrics from the runner"
@@ -80,8 +112,13 @@ func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writ
 		}
 		state = stateSummary(pr.Metrics())
 	}
-	return fmt.Sprintf("%d images extracted (%d unreadable), %d pairs matched, %d verified in %.1f s\nbeam: %s",
-		counters["images_extracted"], counters["images_skipped"], counters["pairs_matched"], counters["pairs_verified"], time.Since(start).Seconds(), state), nil
+	sol, err := readSolvedJob(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	return fmt.Sprintf("%d images extracted (%d unreadable), %d pairs matched, %d verified in %.1f s\nbeam: %s\nbeam: %s",
+		counters["images_extracted"], counters["images_skipped"], counters["pairs_matched"], counters["pairs_verified"], time.Since(start).Seconds(), state,
+		sol.describe(counters["label_rounds"], counters["labels_unsettled"] > 0, labelChanges(counters))), sol, nil
 }
 
 // rootCause is the last line of a failed job's error: Beam wraps a DoFn's

@@ -107,7 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if job.Options.Cache.Features == "" {
 		return cli.Usagef(`-cache "": clearmatch-beam's workers hand features and pairs over through the cache; give a folder every worker can reach`)
 	}
-	stats, err := runBeam(ctx, args, job, stderr)
+	stats, sol, err := runBeam(ctx, args, job, stderr)
 	if err != nil {
 		return err
 	}
@@ -116,5 +116,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// sets, Prism's buffers) first.
 	processSets.clear()
 	debug.FreeOSMemory()
-	return cli.RunMatch(ctx, args, stdout, stderr)
+	if sol.result == nil {
+		return cli.RunMatch(ctx, args, stdout, stderr)
+	}
+	return cli.RunMatchSolved(ctx, args, sol.solve, stdout, stderr)
 }

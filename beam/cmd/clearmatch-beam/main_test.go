@@ -82,15 +82,21 @@ func TestSameTracksAsMatch(t *testing.T) {
 			if c.args[1] == "-pairs" && rep.Selection.Sources["completion"].Matched == 0 {
 				t.Errorf("no completion round ran: %+v", rep.Selection)
 			}
-			if !strings.Contains(stderr.String(), "beam: ") {
-				t.Errorf("no pipeline summary on stderr:\n%s", stderr.String())
+			if !strings.Contains(stderr.String(), "beam: CLEAR solved in parts") {
+				t.Errorf("CLEAR was not solved in the pipeline:\n%s", stderr.String())
+			}
+			for _, k := range []string{"universe_size", "components", "largest_component", "split_components", "cut_associations", "tracks"} {
+				if a, b := reportField(t, want, k), reportField(t, got, k); a != b {
+					t.Errorf("report.json's %s: match %s, clearmatch-beam %s", k, a, b)
+				}
 			}
 			// The runner reports the bundles' state and the elements' sizes:
 			// a bundle that holds features or codes holds more than any element.
 			// With retrieval, its stages report too.
-			stages := `extract [0-9.]+ [KM]iB, plan [^,]+, pairs .*`
+			solve := `components [0-9.]+ [KM]iB, parts [0-9.]+ [KM]iB, cut [0-9.]+ [KM]iB, costs [0-9.]+ [KM]iB, assign [0-9.]+ [KM]iB`
+			stages := `extract [0-9.]+ [KM]iB, plan [^,]+, pairs [^,]+, (completion [^,]+, )?` + solve
 			if c.args[1] == "-pairs" {
-				stages = `extract [0-9.]+ [KM]iB, plan [^,]+, codes [0-9.]+ [KM]iB, rank [0-9.]+ [KM]iB, select [0-9.]+ (B|KiB), pairs .*`
+				stages = `extract [0-9.]+ [KM]iB, plan [^,]+, codes [0-9.]+ [KM]iB, rank [0-9.]+ [KM]iB, select [0-9.]+ (B|KiB), pairs [^,]+, completion [^,]+, ` + solve
 			}
 			state := regexp.MustCompile(`largest bundle state ([0-9.]+ [KMG]iB) \((plan|pairs); per stage: ` + stages + `\), ([0-9.]+ (B|KiB|MiB)) between transforms`)
 			if m := state.FindStringSubmatch(stderr.String()); m == nil {
@@ -98,6 +104,16 @@ func TestSameTracksAsMatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reportField is report.json's field k in folder dir, as JSON text.
+func reportField(t *testing.T, dir, k string) string {
+	t.Helper()
+	var rep map[string]json.RawMessage
+	if b, err := os.ReadFile(filepath.Join(dir, "report.json")); err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("%s/report.json: %v", dir, err)
+	}
+	return string(rep[k])
 }
 
 // castlePhotos is a folder of links to sceaux-castle's first n photos.

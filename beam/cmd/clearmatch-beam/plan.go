@@ -6,16 +6,40 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/clearmatch/clearmatch/internal/atomicfile"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
-// storedPlan is the plan as the job's folder keeps it: the pair plan and
-// the usable images its indices refer to.
+// storedPlan is the plan as the job's folder keeps it: the pair plan, the
+// usable images its indices refer to, and their feature counts (CLEAR
+// numbers observations image by image).
 type storedPlan struct {
 	Plan   *pipeline.PairPlan
 	Images []pipeline.Image
+	Counts []int
+	off    []int
+}
+
+// offsets returns the global index of each usable image's first
+// observation, with the total last.
+func (p *storedPlan) offsets() []int {
+	if p.off == nil {
+		p.off = make([]int, len(p.Counts)+1)
+		for k, n := range p.Counts {
+			p.off[k+1] = p.off[k] + n
+		}
+	}
+	return p.off
+}
+
+// imageOf returns the usable image that holds observation o, and o's
+// index there.
+func (p *storedPlan) imageOf(o int) (image, feature int) {
+	off := p.offsets()
+	k := sort.SearchInts(off[1:], o+1)
+	return k, o - off[k]
 }
 
 const planFile = "plan.gob"
