@@ -267,22 +267,36 @@ func (f *labelFn) ProcessElement(ctx context.Context, ef edgeGroup, emit func(in
 		u.union(e[0], e[1])
 	}
 	ups := map[int]*labelUpdate{}
+	lower := func(o, l int64) {
+		i, x := f.plan.imageOf(int(o))
+		up := ups[i]
+		if up == nil {
+			up = &labelUpdate{}
+			ups[i] = up
+		}
+		up.Feats, up.Labels = append(up.Feats, int32(x)), append(up.Labels, l)
+	}
+	hooked := map[int64]bool{}
 	for k, o := range obs {
 		if l := u.least[u.find(int32(k))]; l < cur[k] {
-			i, x := f.plan.imageOf(int(o))
-			up := ups[i]
-			if up == nil {
-				up = &labelUpdate{}
-				ups[i] = up
+			lower(o, l)
+			// Hooking: the observation cur[k] names, wherever it is, takes
+			// the piece's least label too, and the images labelled by it
+			// follow it there by pointer jumping.
+			if !hooked[cur[k]] {
+				hooked[cur[k]] = true
+				lower(cur[k], l)
 			}
-			up.Feats, up.Labels = append(up.Feats, int32(x)), append(up.Labels, l)
 		}
 	}
 	recordBundle(ctx, "components", int64(len(es))*edgeBytes+int64(len(obs))*24+labelBytes(labels))
-	for _, i := range ef.Images {
-		if up := ups[i]; up != nil {
-			emit(i, *up)
-		}
+	ims := make([]int, 0, len(ups))
+	for i := range ups {
+		ims = append(ims, i)
+	}
+	slices.Sort(ims)
+	for _, i := range ims {
+		emit(i, *ups[i])
 	}
 	return nil
 }
@@ -339,32 +353,44 @@ func (f *applyFn) ProcessElement(ctx context.Context, image int, ups func(*label
 	return nil
 }
 
-// jump lowers each label of image to its label's own label after the
-// round before (pointer jumping: a label's distance to its component's
-// first observation halves, where propagation alone shortens it by one
-// group), reading the labelled images' labels; it returns how many fell.
+// jump lowers each label of image to the end of its chain of labels after
+// the round before (pointer jumping: label, its label, and on while they
+// fall), reading the labelled images' labels; it returns how many fell.
+// A label's distance to its component's first observation shrinks much
+// faster than by propagation alone, which moves it one group a round.
 func (f *applyFn) jump(image int, ls []int64) (int, error) {
 	first := int64(f.plan.offsets()[image])
-	others := map[int][]int64{}
+	before := map[int][]int64{}
+	labelOf := func(o int64) (int64, error) {
+		i, y := f.plan.imageOf(int(o))
+		if i == image {
+			return ls[y], nil
+		}
+		theirs, ok := before[i]
+		if !ok {
+			var err error
+			if theirs, err = (labelStore{f.Dir}).get(f.Round-1, i, f.plan); err != nil {
+				return 0, err
+			}
+			before[i] = theirs
+		}
+		return theirs[y], nil
+	}
 	changed := 0
 	for x, l := range ls {
 		if l >= first+int64(x) {
 			continue
 		}
-		i, y := f.plan.imageOf(int(l))
-		var to int64
-		if i == image {
-			to = ls[y]
-		} else {
-			theirs, ok := others[i]
-			if !ok {
-				var err error
-				if theirs, err = (labelStore{f.Dir}).get(f.Round-1, i, f.plan); err != nil {
-					return 0, err
-				}
-				others[i] = theirs
+		to := l
+		for {
+			next, err := labelOf(to)
+			if err != nil {
+				return 0, err
 			}
-			to = theirs[y]
+			if next >= to {
+				break
+			}
+			to = next
 		}
 		if to < l {
 			ls[x] = to
