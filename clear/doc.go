@@ -51,6 +51,18 @@
 // path everywhere; tests check that both give the same universe size and
 // partition.
 //
+// # Part by part
+//
+// CLEAR's heavy steps work on one connected component at a time, so a
+// distributed solve can run them where the component is: Problem.Parts
+// splits a problem into its components of two or more observations (the
+// others are singletons); per part, DecomposePart, Sequence and later
+// Costs; between them, three small steps over all parts: UniverseOf, Cut
+// and Lowest; per view, AssignView; and Number. SolveParts runs these
+// steps in one process and returns Solve's Result exactly, except where
+// the universe exceeds the eigenvalue count (ErrWholeSolve): the extra
+// eigenvectors then come from every component in one order.
+//
 // # Ties
 //
 // Equal values are common in CLEAR's inputs (eigenvalues exactly at the

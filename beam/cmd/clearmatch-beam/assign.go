@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -200,6 +201,7 @@ func readSolved(dir string, p *storedPlan) (*clear.Result, *cutInfo, error) {
 type solved struct {
 	result *clear.Result
 	cut    *cutInfo
+	warn   io.Writer
 }
 
 // readSolvedJob reads the job's CLEAR result from its folder.
@@ -215,12 +217,13 @@ func readSolvedJob(dir string) (*solved, error) {
 	return &solved{result: r, cut: c}, nil
 }
 
-// solve gives the pipeline's result for the assembly's problem, which must
-// be the one the pipeline solved.
-func (s *solved) solve(_ context.Context, p *clear.Problem, _ *clear.Options) (*clear.Result, error) {
+// solve gives the pipeline's result for the assembly's problem when it is
+// the one the pipeline solved; otherwise (a bug: say so) it solves whole.
+func (s *solved) solve(ctx context.Context, p *clear.Problem, o *clear.Options) (*clear.Result, error) {
 	if n := p.NumObservations(); n != s.cut.L || int64(len(p.Associations)) != s.cut.Edges {
-		return nil, fmt.Errorf("the pipeline solved CLEAR for %d observations and %d associations, the assembly has %d and %d",
-			s.cut.L, s.cut.Edges, n, len(p.Associations))
+		fmt.Fprintf(s.warn, "%s: warning: the pipeline solved CLEAR for %d observations and %d associations, the assembly has %d and %d; solving it whole\n",
+			prog, s.cut.L, s.cut.Edges, n, len(p.Associations))
+		return clear.SolveContext(ctx, p, o)
 	}
 	return s.result, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -83,5 +84,22 @@ func TestCutMergesStreams(t *testing.T) {
 		if len(singletons) < 5 {
 			t.Errorf("seed %d: only %d singletons", seed, len(singletons))
 		}
+	}
+}
+
+// TestSolvedChecksTheProblem: the pipeline's result is given only for the
+// problem it solved; another is solved whole, with a warning.
+func TestSolvedChecksTheProblem(t *testing.T) {
+	p := &clear.Problem{ViewSizes: []int{2, 2}, Associations: []clear.Association{{A: 0, B: 2}, {A: 1, B: 3}}}
+	given := &clear.Result{Item: []int{9, 9, 9, 9}}
+	var warn strings.Builder
+	s := &solved{result: given, cut: &cutInfo{L: 4, Edges: 2}, warn: &warn}
+	if r, err := s.solve(context.Background(), p, nil); err != nil || r != given || warn.Len() > 0 {
+		t.Errorf("same problem: %v, %v, warned %q", r, err, warn.String())
+	}
+	p.Associations = p.Associations[:1]
+	r, err := s.solve(context.Background(), p, nil)
+	if err != nil || r == given || len(r.Item) != 4 || !strings.Contains(warn.String(), "solving it whole") {
+		t.Errorf("another problem: %v, %v, warned %q", r, err, warn.String())
 	}
 }

@@ -116,6 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// sets, Prism's buffers) first.
 	processSets.clear()
 	debug.FreeOSMemory()
+	sol.warn = stderr
 	if sol.result == nil {
 		return cli.RunMatch(ctx, args, stdout, stderr)
 	}
