@@ -25,7 +25,8 @@ func (p Pivot) Less(q Pivot) bool {
 	return p.Row < q.Row
 }
 
-func comparePivots(p, q Pivot) int {
+// Compare is Less as a three-way comparison, for slices.SortFunc.
+func (p Pivot) Compare(q Pivot) int {
 	switch {
 	case p.Less(q):
 		return -1
@@ -33,6 +34,19 @@ func comparePivots(p, q Pivot) int {
 		return 1
 	}
 	return 0
+}
+
+// AddCounts adds part's counts to r's: Components, Dropped,
+// SplitComponents, CutAssociations, IterativeComponents and
+// DenseFallbacks add up; LargestComponent is the larger.
+func (r *Result) AddCounts(part Result) {
+	r.Components += part.Components
+	r.LargestComponent = max(r.LargestComponent, part.LargestComponent)
+	r.Dropped += part.Dropped
+	r.SplitComponents += part.SplitComponents
+	r.CutAssociations += part.CutAssociations
+	r.IterativeComponents += part.IterativeComponents
+	r.DenseFallbacks += part.DenseFallbacks
 }
 
 // singleton is the pivot of an observation without associations: its own
@@ -89,7 +103,7 @@ func mergePivots(seqs [][]Pivot, singletons []int, n int) []Pivot {
 	for _, o := range singletons {
 		all = append(all, singleton(o))
 	}
-	slices.SortFunc(all, comparePivots)
+	slices.SortFunc(all, Pivot.Compare)
 	return all[:min(n, len(all))]
 }
 
@@ -140,10 +154,10 @@ func AssignView(first, n int, rows []RowCosts, lowest []Pivot, cut Pivot, m int,
 			items = append(items, singleton(first+g))
 		}
 	}
-	slices.SortFunc(items, comparePivots)
+	slices.SortFunc(items, Pivot.Compare)
 	items = slices.Compact(items)
 	rank := func(p Pivot) int {
-		k, _ := slices.BinarySearchFunc(items, p, comparePivots)
+		k, _ := slices.BinarySearchFunc(items, p, Pivot.Compare)
 		return k
 	}
 	ownItems := make([][]int, n)
@@ -244,14 +258,7 @@ func SolveParts(ctx context.Context, p *Problem, opts *Options) (*Result, error)
 		}
 		below += solves[k].Below()
 		seqs[k] = solves[k].Sequence()
-		st := solves[k].Stats()
-		res.Components += st.Components
-		res.LargestComponent = max(res.LargestComponent, st.LargestComponent)
-		res.Dropped += st.Dropped
-		res.SplitComponents += st.SplitComponents
-		res.CutAssociations += st.CutAssociations
-		res.IterativeComponents += st.IterativeComponents
-		res.DenseFallbacks += st.DenseFallbacks
+		res.AddCounts(solves[k].Stats())
 		for _, o := range parts[k].Observations {
 			inPart[o] = true
 		}

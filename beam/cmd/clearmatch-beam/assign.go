@@ -41,15 +41,9 @@ type costFn struct {
 }
 
 func (f *costFn) ProcessElement(ctx context.Context, s bucketSummary, emit func(int, int)) error {
-	if err := f.readPlan(); err != nil {
-		return err
-	}
-	c, err := readCut(f.Dir)
+	c, err := f.readCut()
 	if err != nil {
 		return err
-	}
-	if c == nil || c.Whole {
-		return fmt.Errorf("CLEAR's cut is missing from %s", f.Dir)
 	}
 	solves, _, edges, err := f.bucketParts(ctx, s.Bucket, f.Buckets, s.Names)
 	if err != nil {
@@ -106,15 +100,9 @@ type assignFn struct {
 }
 
 func (f *assignFn) ProcessElement(ctx context.Context, shard int, buckets func(*int) bool) error {
-	if err := f.readPlan(); err != nil {
-		return err
-	}
-	c, err := readCut(f.Dir)
+	c, err := f.readCut()
 	if err != nil {
 		return err
-	}
-	if c == nil || c.Whole {
-		return fmt.Errorf("CLEAR's cut is missing from %s", f.Dir)
 	}
 	var ids []int
 	var b int
@@ -191,10 +179,9 @@ func readSolved(dir string, p *storedPlan) (*clear.Result, *cutInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	st := c.Stats
-	return &clear.Result{Item: item, Items: n, UniverseSize: c.M, BelowThreshold: c.Below, Components: st.Components,
-		LargestComponent: st.Largest, Dropped: st.Dropped, SplitComponents: st.Split, CutAssociations: st.Cut,
-		IterativeComponents: st.Iterative, DenseFallbacks: st.DenseFallbacks}, c, nil
+	r := &clear.Result{Item: item, Items: n, UniverseSize: c.M, BelowThreshold: c.Below}
+	r.AddCounts(c.Stats)
+	return r, c, nil
 }
 
 // solved is the pipeline's CLEAR result, if it has one, for the assembly.

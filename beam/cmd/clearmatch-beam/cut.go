@@ -27,7 +27,7 @@ type cutInfo struct {
 	Edges       int64
 	Cut         clear.Pivot
 	Lowest      []clear.Pivot
-	Stats       partStats
+	Stats       clear.Result // counts only
 }
 
 func cutPath(dir string) string { return filepath.Join(dir, "parts", "cut") }
@@ -57,6 +57,18 @@ func readCut(dir string) (*cutInfo, error) {
 	return &c, nil
 }
 
+// readCut reads the plan and the cut, which the steps after the cut need.
+func (j *job) readCut() (*cutInfo, error) {
+	if err := j.readPlan(); err != nil {
+		return nil, err
+	}
+	c, err := readCut(j.Dir)
+	if err == nil && (c == nil || c.Whole) {
+		err = fmt.Errorf("CLEAR's cut is missing from %s", j.Dir)
+	}
+	return c, err
+}
+
 // cutFn runs once after every bucket's partFn (it takes their summaries
 // under one key): it sets the universe size and merges the buckets'
 // candidates with the singletons, as streams, up to the cut; then it
@@ -81,21 +93,12 @@ func (f *cutFn) ProcessElement(ctx context.Context, _ int, sums func(*bucketSumm
 	for _, s := range all {
 		c.Below += s.Below
 		c.Edges += s.Edges
-		c.Stats.Components += s.Stats.Components
-		c.Stats.Largest = max(c.Stats.Largest, s.Stats.Largest)
-		c.Stats.Dropped += s.Stats.Dropped
-		c.Stats.Split += s.Stats.Split
-		c.Stats.Cut += s.Stats.Cut
-		c.Stats.Iterative += s.Stats.Iterative
-		c.Stats.DenseFallbacks += s.Stats.DenseFallbacks
+		c.Stats.AddCounts(s.Stats)
 		rows += s.Rows
 	}
 	singletons := c.L - rows
 	c.Below += singletons
-	c.Stats.Components += singletons
-	if singletons > 0 {
-		c.Stats.Largest = max(c.Stats.Largest, 1)
-	}
+	c.Stats.AddCounts(clear.Result{Components: singletons, LargestComponent: min(singletons, 1)})
 	maxView := slices.Max(f.plan.Counts)
 	m, err := clear.UniverseOf(c.Below, c.L, maxView, f.solveOptions())
 	if errors.Is(err, clear.ErrWholeSolve) {
@@ -106,14 +109,14 @@ func (f *cutFn) ProcessElement(ctx context.Context, _ int, sums func(*bucketSumm
 		return err
 	}
 	c.M = m
-	lowest := maxView + c.Stats.Largest + 1
+	lowest := maxView + c.Stats.LargestComponent + 1
 	if err := f.merge(all, c, lowest); err != nil {
 		return err
 	}
 	if err := writeCut(f.Dir, c); err != nil {
 		return err
 	}
-	recordBundle(ctx, "cut", int64(len(all))*(3*64<<10)+int64(len(c.Lowest))*24)
+	recordBundle(ctx, "cut", int64(len(all))*2*streamBuffer+int64(len(c.Lowest))*24)
 	for _, s := range all {
 		emitBucket(s)
 	}

@@ -49,7 +49,7 @@ func TestCutMergesStreams(t *testing.T) {
 		}
 		var sums []bucketSummary
 		for b := range buckets {
-			slices.SortFunc(perBucket[b], comparePivot)
+			slices.SortFunc(perBucket[b], clear.Pivot.Compare)
 			slices.Sort(obs[b])
 			if err := writeInt64s(j.seqPath(b), pivotWords(perBucket[b])); err != nil {
 				t.Fatal(err)

@@ -31,21 +31,6 @@ const viewsPerShard = 16
 // images: one per 16 images, so a bucket holds about the matches of 16.
 func bucketsFor(n int) int { return max(1, (n+15)/16) }
 
-// partStats are a bucket's counts for CLEAR's result.
-type partStats struct {
-	Components, Largest, Dropped, Split, Cut, Iterative, DenseFallbacks int
-}
-
-func (s *partStats) add(r clear.Result) {
-	s.Components += r.Components
-	s.Largest = max(s.Largest, r.LargestComponent)
-	s.Dropped += r.Dropped
-	s.Split += r.SplitComponents
-	s.Cut += r.CutAssociations
-	s.Iterative += r.IterativeComponents
-	s.DenseFallbacks += r.DenseFallbacks
-}
-
 // bucketSummary is what a bucket tells the cut: its edge files, its share
 // of the eigenvalue count, its observations and edges, and its counts.
 type bucketSummary struct {
@@ -53,7 +38,7 @@ type bucketSummary struct {
 	Names        []string
 	Below, Rows  int
 	Edges        int64
-	Stats        partStats
+	Stats        clear.Result // counts only (clear.Result.AddCounts)
 	SequenceRows int
 }
 
@@ -243,14 +228,14 @@ func (f *partFn) ProcessElement(ctx context.Context, b int, names func(*string) 
 	var obs []int64
 	for k, ps := range solves {
 		s.Below += ps.Below()
-		s.Stats.add(ps.Stats())
+		s.Stats.AddCounts(ps.Stats())
 		seq = append(seq, ps.Sequence()...)
 		for _, o := range parts[k].Observations {
 			obs = append(obs, int64(o))
 		}
 	}
 	s.Rows, s.SequenceRows = len(obs), len(seq)
-	slices.SortFunc(seq, comparePivot)
+	slices.SortFunc(seq, clear.Pivot.Compare)
 	slices.Sort(obs)
 	if err := writeInt64s(f.seqPath(b), pivotWords(seq)); err != nil {
 		return err
@@ -265,16 +250,6 @@ func (f *partFn) ProcessElement(ctx context.Context, b int, names func(*string) 
 
 func (j *job) seqPath(b int) string { return filepath.Join(j.Dir, "parts", "seq", strconv.Itoa(b)) }
 func (j *job) obsPath(b int) string { return filepath.Join(j.Dir, "parts", "obs", strconv.Itoa(b)) }
-
-func comparePivot(a, b clear.Pivot) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
-	}
-	return 0
-}
 
 // pivotWords flattens pivots to (Key, Row, Comp) words.
 func pivotWords(ps []clear.Pivot) []int64 {
@@ -296,6 +271,10 @@ func writeInt64s(path string, ws []int64) error {
 	return nil
 }
 
+// streamBuffer is an int64Stream's read buffer: the cut reads two streams
+// per bucket at once.
+const streamBuffer = 16 << 10
+
 // int64Stream reads a file of little-endian int64 words one at a time.
 type int64Stream struct {
 	r    *bufio.Reader
@@ -308,7 +287,7 @@ func openInt64s(path string) (*int64Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("CLEAR's parts: %w", err)
 	}
-	return &int64Stream{r: bufio.NewReaderSize(f, 64<<10), f: f, path: path}, nil
+	return &int64Stream{r: bufio.NewReaderSize(f, streamBuffer), f: f, path: path}, nil
 }
 
 // next returns the next word; ok is false at the end.
