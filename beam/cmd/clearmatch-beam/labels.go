@@ -35,8 +35,10 @@ import (
 
 // labelRounds is how many rounds the pipeline has. If the labels still
 // change in the last, the components are not known and the assembly
-// solves CLEAR whole, as match does.
-const labelRounds = 16
+// solves CLEAR whole, as match does. 1,000 synthetic views needed 13
+// (docs/benchmarks.md); a round that has settled costs a barrier and a
+// pass over the group list.
+const labelRounds = 24
 
 // labelGroupImages bounds the images a label group's edge files touch:
 // a group is joined by one union–find, so larger groups need fewer
