@@ -107,9 +107,8 @@ func (pt *Part) localProblem() (*Problem, error) {
 // spectra, Sequence its pivot candidates, and Costs what its
 // observations' view assignments need.
 type PartSolve struct {
-	part *Part
-	s    *solver
-	seq  *pivots
+	s   *solver
+	seq *pivots
 }
 
 // DecomposePart builds pt's components (split as opts.MaxComponent asks)
@@ -132,19 +131,10 @@ func DecomposePart(ctx context.Context, pt *Part, opts *Options) (*PartSolve, er
 	if err := s.graph(); err != nil {
 		return nil, err
 	}
-	s.specs = make([]spectrum, len(s.comps))
-	s.counts = make([]int, len(s.comps))
-	for ci, c := range s.comps {
-		if s.iterative(c) {
-			s.res.IterativeComponents++
-		}
-		if err := s.decompose(ci, 0); err != nil {
-			return nil, err
-		}
-		s.counts[ci] = s.specs[ci].count(s.thr)
-		s.res.BelowThreshold += s.counts[ci]
+	if err := s.decomposeAll(); err != nil {
+		return nil, err
 	}
-	return &PartSolve{part: pt, s: s}, nil
+	return &PartSolve{s: s}, nil
 }
 
 // Below is the number of the part's eigenvalues below the threshold: its
@@ -165,19 +155,25 @@ func (ps *PartSolve) Stats() Result {
 // though the universe were the part's eigenvalue count everywhere. Solve's
 // pivots are the m least of all parts' sequences and the singletons.
 func (ps *PartSolve) Sequence() []Pivot {
-	s := ps.s
-	if ps.seq == nil {
-		s.emb = make([]embedding, len(s.comps))
-		for ci, c := range s.comps {
-			s.emb[ci] = newEmbedding(c, &s.specs[ci], s.counts[ci], s.sl)
-		}
-		ps.seq = pivotSequence(s.emb, s.l)
-	}
+	ps.sequence()
 	out := make([]Pivot, len(ps.seq.comp))
 	for k, c := range ps.seq.comp {
 		out[k] = ps.pivot(k, c)
 	}
 	return out
+}
+
+// sequence builds the embedding and the greedy sequence, once.
+func (ps *PartSolve) sequence() {
+	s := ps.s
+	if ps.seq != nil {
+		return
+	}
+	s.emb = make([]embedding, len(s.comps))
+	for ci, c := range s.comps {
+		s.emb[ci] = newEmbedding(c, &s.specs[ci], s.counts[ci], s.sl)
+	}
+	ps.seq = pivotSequence(s.emb, s.l)
 }
 
 // pivot is the k-th of the part's sequence, of local component c.
@@ -187,9 +183,9 @@ func (ps *PartSolve) pivot(k, c int) Pivot {
 }
 
 // Costs returns, for every observation of the part in order, its costs for
-// its component's pivots up to and including cut (Sequence must have been
-// called).
+// its component's pivots up to and including cut.
 func (ps *PartSolve) Costs(cut Pivot) []RowCosts {
+	ps.sequence()
 	s := ps.s
 	own := &pivots{byComp: make([][]int, len(s.comps))}
 	items := make([][]Pivot, len(s.comps))

@@ -285,9 +285,9 @@ func SolveParts(ctx context.Context, p *Problem, opts *Options) (*Result, error)
 	byView := make([][]RowCosts, len(p.ViewSizes))
 	vi := newViewIndex(p.ViewSizes)
 	for k, ps := range solves {
-		for _, r := range ps.Costs(cut) {
+		for g, r := range ps.Costs(cut) { // in the part's order
 			most = max(most, len(r.Items))
-			v := parts[k].Views[sort.SearchInts(parts[k].Observations, r.Obs)]
+			v := parts[k].Views[g]
 			byView[v] = append(byView[v], r)
 		}
 	}

@@ -369,13 +369,11 @@ func (s *solver) beat(ci int) func() {
 	}
 }
 
-// spectra decomposes every component, counts the eigenvalues below the
-// threshold, sets the universe size, and decomposes further where the
-// universe needs more eigenvectors than the counts.
-func (s *solver) spectra() error {
+// decomposeAll decomposes every component and counts its eigenvalues
+// below the threshold (s.counts, and their sum in s.res.BelowThreshold).
+func (s *solver) decomposeAll() error {
 	s.specs = make([]spectrum, len(s.comps))
 	s.counts = make([]int, len(s.comps))
-	below := 0
 	for ci, c := range s.comps {
 		if s.iterative(c) {
 			s.res.IterativeComponents++
@@ -384,12 +382,22 @@ func (s *solver) spectra() error {
 			return err
 		}
 		s.counts[ci] = s.specs[ci].count(s.thr)
-		below += s.counts[ci]
+		s.res.BelowThreshold += s.counts[ci]
 		if s.done += c.size(); c.size() > 1 || ci == len(s.comps)-1 {
 			s.report(ci)
 		}
 	}
-	s.res.BelowThreshold = below
+	return nil
+}
+
+// spectra decomposes every component, counts the eigenvalues below the
+// threshold, sets the universe size, and decomposes further where the
+// universe needs more eigenvectors than the counts.
+func (s *solver) spectra() error {
+	if err := s.decomposeAll(); err != nil {
+		return err
+	}
+	below := s.res.BelowThreshold
 	if s.m == 0 {
 		s.m = max(below, s.maxView)
 	}

@@ -52,7 +52,6 @@ func (f *costFn) ProcessElement(ctx context.Context, s bucketSummary, emit func(
 	shards := map[int]*shardCosts{}
 	var held int64
 	for _, ps := range solves {
-		ps.Sequence()
 		index := map[int]map[int]int{} // shard → component → its items' index
 		for _, r := range ps.Costs(c.Cut) {
 			i, _ := f.plan.imageOf(r.Obs)

@@ -153,7 +153,7 @@ func (s labelStore) put(round, image int, ls []int64) error {
 	return nil
 }
 
-// imageLabels reads the labels of images after round.
+// images reads the labels of images after round.
 func (s labelStore) images(round int, images []int, p *storedPlan) (map[int][]int64, error) {
 	out := make(map[int][]int64, len(images))
 	for _, i := range images {

@@ -34,12 +34,11 @@ func bucketsFor(n int) int { return max(1, (n+15)/16) }
 // bucketSummary is what a bucket tells the cut: its edge files, its share
 // of the eigenvalue count, its observations and edges, and its counts.
 type bucketSummary struct {
-	Bucket       int
-	Names        []string
-	Below, Rows  int
-	Edges        int64
-	Stats        clear.Result // counts only (clear.Result.AddCounts)
-	SequenceRows int
+	Bucket      int
+	Names       []string
+	Below, Rows int
+	Edges       int64
+	Stats       clear.Result // counts only (clear.Result.AddCounts)
 }
 
 // bucketFn hashes one pair batch's matches into component buckets by
@@ -180,11 +179,7 @@ func (j *job) partsOf(es []edge) []clear.Part {
 }
 
 // solveOptions are CLEAR's options as match runs it.
-func (j *job) solveOptions() *clear.Options {
-	o := j.m.Options.Solve.Options
-	o.Progress, o.Status = nil, nil
-	return &o
-}
+func (j *job) solveOptions() *clear.Options { return &j.m.Options.Solve.Options }
 
 // bucketParts reads bucket b's parts and decomposes each.
 func (j *job) bucketParts(ctx context.Context, b, buckets int, names []string) ([]*clear.PartSolve, []clear.Part, int64, error) {
@@ -234,7 +229,7 @@ func (f *partFn) ProcessElement(ctx context.Context, b int, names func(*string) 
 			obs = append(obs, int64(o))
 		}
 	}
-	s.Rows, s.SequenceRows = len(obs), len(seq)
+	s.Rows = len(obs)
 	slices.SortFunc(seq, clear.Pivot.Compare)
 	slices.Sort(obs)
 	if err := writeInt64s(f.seqPath(b), pivotWords(seq)); err != nil {
