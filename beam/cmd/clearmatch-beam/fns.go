@@ -56,10 +56,9 @@ func init() {
 	register.DoFn4x1[context.Context, int, func(*rowNeighbors) bool, func(pairBatch), error](&selectFn{})
 	register.DoFn4x1[context.Context, pairBatch, func(pairResult), func(edgeFile), error](&pairFn{})
 	register.DoFn4x1[context.Context, int, func(*pairResult) bool, func(pairBatch), error](&completeFn{})
-	// CLEAR's steps see few elements (groups, images, buckets, shards):
-	// they run through Beam's reflection, which costs them nothing
-	// measurable, where register's generic invokers made the compiler
-	// take twice the memory for this package.
+	// CLEAR's steps see few elements (groups, images, buckets, shards), so
+	// they run through Beam's reflection: register's generic invokers
+	// for them would cost the compiler far more than they save.
 	for _, fn := range []any{&labelFn{}, &applyFn{}, &labelGateFn{}, &bucketFn{}, &partFn{}, &cutFn{}, &costFn{}, &assignFn{}} {
 		beam.RegisterType(reflect.TypeOf(fn).Elem())
 	}

@@ -35,9 +35,9 @@ import (
 
 // labelRounds is how many rounds the pipeline has. If the labels still
 // change in the last, the components are not known and the assembly
-// solves CLEAR whole, as match does. 1,000 synthetic views needed 13
-// (docs/benchmarks.md); a round that has settled costs a barrier and a
-// pass over the group list.
+// solves CLEAR whole, as match does. A round after the labels settle
+// costs a barrier and a pass over the group list; docs/benchmarks.md has
+// the rounds that measured runs needed.
 const labelRounds = 24
 
 // labelGroupImages bounds the images a label group's edge files touch:
