@@ -231,33 +231,44 @@ type Stage struct {
 // inside OUT with this name.
 const stagePrefix = ".clearmatch-tmp-"
 
-// NewStage checks out (a non-empty folder is refused unless force; a stale
-// stage inside it does not count and is removed) and makes a stage beside
-// it, named after it and this process. Stale stages of earlier, dead runs
-// for the same output are removed. out's parent folder is created if
-// missing; out itself is not.
-func NewStage(out string, force bool) (*Stage, error) {
+// CheckOut reports whether out can take a run's outputs: missing, or a
+// folder that is empty (a stale stage inside it does not count) or force.
+// It changes nothing, so a long job can check before its work.
+func CheckOut(out string, force bool) error {
 	out = filepath.Clean(out)
 	switch fi, err := os.Stat(out); {
 	case err == nil && !fi.IsDir():
-		return nil, fmt.Errorf("output %s exists and is not a directory", out)
+		return fmt.Errorf("output %s exists and is not a directory", out)
 	case err != nil && !os.IsNotExist(err):
-		return nil, err
+		return err
 	case err == nil:
 		entries, err := os.ReadDir(out)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		n := 0
+		for _, e := range entries {
+			if !(strings.HasPrefix(e.Name(), stagePrefix) && e.IsDir()) && !force {
+				return fmt.Errorf("output directory %s %w", out, ErrNotEmpty)
+			}
+		}
+	}
+	return nil
+}
+
+// NewStage checks out (CheckOut; stale stages inside it, left by an older
+// clearmatch, are removed) and makes a stage beside it, named after it and
+// this process. Stale stages of earlier, dead runs for the same output are
+// removed. out's parent folder is created if missing; out itself is not.
+func NewStage(out string, force bool) (*Stage, error) {
+	out = filepath.Clean(out)
+	if err := CheckOut(out, force); err != nil {
+		return nil, err
+	}
+	if entries, err := os.ReadDir(out); err == nil {
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), stagePrefix) && e.IsDir() {
-				os.RemoveAll(filepath.Join(out, e.Name())) // left by an older clearmatch
-				continue
+				os.RemoveAll(filepath.Join(out, e.Name()))
 			}
-			n++
-		}
-		if n > 0 && !force {
-			return nil, fmt.Errorf("output directory %s %w", out, ErrNotEmpty)
 		}
 	}
 	parent, base := filepath.Dir(out), filepath.Base(out)

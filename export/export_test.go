@@ -452,3 +452,44 @@ func TestWriteTracksIsMarshalIndent(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOut: what NewStage refuses, CheckOut refuses, and it creates
+// and removes nothing.
+func TestCheckOut(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	full := filepath.Join(dir, "full")
+	stale := filepath.Join(dir, "stale")
+	for _, p := range []string{file, filepath.Join(full, "x")} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(stale, stagePrefix+"old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		out   string
+		force bool
+		want  string // "" for no error
+	}{
+		{filepath.Join(dir, "new", "out"), false, ""},
+		{file, true, "exists and is not a directory"},
+		{full, false, "is not empty"},
+		{full, true, ""},
+		{stale, false, ""},
+	}
+	for _, c := range cases {
+		err := CheckOut(c.out, c.force)
+		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckOut(%s, %v) = %v, want %q", c.out, c.force, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+		t.Errorf("CheckOut made the output's parent")
+	}
+	if _, err := os.Stat(filepath.Join(stale, stagePrefix+"old")); err != nil {
+		t.Errorf("CheckOut removed a stale stage: %v", err)
+	}
+}

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -17,7 +19,19 @@ type MatchJob struct {
 	// Images are the inputs, in match's order.
 	Images []pipeline.Image
 	// Out is -out.
-	Out string
+	Out   string
+	force bool
+}
+
+// CheckOut refuses -out as match would at its start (a file, or a
+// non-empty folder without -force), so that a long job fails before its
+// work, not after it.
+func (m *MatchJob) CheckOut() error {
+	err := export.CheckOut(m.Out, m.force)
+	if errors.Is(err, export.ErrNotEmpty) {
+		return usageError{err}
+	}
+	return err
 }
 
 // ParseMatch checks match's arguments and lists the images, as `clearmatch
@@ -32,7 +46,7 @@ func ParseMatch(args []string, stdout io.Writer) (*MatchJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MatchJob{Options: o.pipe, Images: in.images, Out: o.out}, nil
+	return &MatchJob{Options: o.pipe, Images: in.images, Out: o.out, force: o.force}, nil
 }
 
 // MatchFlag reports whether name is one of match's flags.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+
 	"github.com/clearmatch/clearmatch/internal/cli"
 )
 
@@ -99,5 +101,55 @@ func TestRootCause(t *testing.T) {
 	want := "the pipeline failed: broken.jpg: not a readable image (image: unknown format)"
 	if got := rootCause(err).Error(); got != want {
 		t.Errorf("rootCause = %q, want %q", got, want)
+	}
+}
+
+// TestRefusedBeforeWork: a runner Beam does not know and an -out match
+// would refuse stop the command before the pipeline starts (no "beam:"
+// line), with a message naming the value.
+func TestRefusedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	photos := filepath.Join(dir, "photos")
+	if err := os.Mkdir(photos, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.png", "b.png"} {
+		if err := os.WriteFile(filepath.Join(photos, name), []byte("not read before the pipeline"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "file")
+	full := filepath.Join(dir, "full")
+	for _, p := range []string{file, filepath.Join(full, "x")} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := filepath.Join(dir, "cache")
+	defer func(r string) { *runners.Runner = r }(*runners.Runner)
+	cases := []struct {
+		runner, out, want string
+	}{
+		{"nosuch", filepath.Join(dir, "out"), `--runner "nosuch"`},
+		{"direct", filepath.Join(dir, "out"), `--runner "direct"`},
+		{"", file, "exists and is not a directory"},
+		{"prism", full, "is not empty (use -force)"},
+	}
+	for _, c := range cases {
+		*runners.Runner = c.runner
+		var stderr strings.Builder
+		err := run(context.Background(), []string{photos, "-out", c.out, "-cache", cache}, io.Discard, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("runner %q, -out %s: %v, want an error with %q", c.runner, c.out, err, c.want)
+		}
+		if strings.Contains(stderr.String(), "beam:") {
+			t.Errorf("runner %q, -out %s: the pipeline started:\n%s", c.runner, c.out, stderr.String())
+		}
+	}
+	for _, r := range knownRunners {
+		if err := checkRunner(r); err != nil {
+			t.Errorf("checkRunner(%q): %v", r, err)
+		}
 	}
 }

@@ -20,10 +20,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
 	"github.com/clearmatch/clearmatch/internal/cli"
 )
@@ -107,6 +109,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if job.Options.Cache.Features == "" {
 		return cli.Usagef(`-cache "": clearmatch-beam's workers hand features and pairs over through the cache; give a folder every worker can reach`)
 	}
+	if err := checkRunner(*runners.Runner); err != nil {
+		return err
+	}
+	if err := job.CheckOut(); err != nil {
+		return err
+	}
 	stats, sol, err := runBeam(ctx, args, job, stderr)
 	if err != nil {
 		return err
@@ -121,4 +129,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cli.RunMatch(ctx, args, stdout, stderr)
 	}
 	return cli.RunMatchSolved(ctx, args, sol.solve, stdout, stderr)
+}
+
+// knownRunners are the runners clearmatch-beam is built with (beamx's),
+// by both of the names Beam registers them under; "" is prism.
+var knownRunners = []string{"", "prism", "PrismRunner", "flink", "FlinkRunner", "spark", "SparkRunner",
+	"dataflow", "DataflowRunner", "universal"}
+
+// checkRunner refuses a runner Beam does not know before any work: Beam
+// itself would exit with status 1 and only its (silenced) log saying why.
+func checkRunner(name string) error {
+	if slices.Contains(knownRunners, name) {
+		return nil
+	}
+	return cli.Usagef("--runner %q: want prism (the default), flink, spark, dataflow or universal", name)
 }
