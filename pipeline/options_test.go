@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/tracks"
@@ -22,7 +23,7 @@ func TestOptionsProtocols(t *testing.T) {
 		{"benchmark", BenchmarkOptions(), tracks.AllOff(), true},
 		{"paper", PaperOptions(), tracks.AllOff(), false},
 	} {
-		if tc.opts.Tracks != tc.tracks {
+		if !reflect.DeepEqual(tc.opts.Tracks, tc.tracks) {
 			t.Errorf("%s: tracks %+v, want %+v", tc.name, tc.opts.Tracks, tc.tracks)
 		}
 		if tc.opts.Verification.Off == tc.verify {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-
-	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
 // Observation is one keypoint of a track: its image, its index there, and
@@ -99,41 +97,11 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 		return st, err
 	}
 	o = o.withDefaults()
-	ref := make([]int, len(tracks))
-	refsIn := make([][]int, nImages) // tracks whose reference is in image i
-	obsIn := make([][][2]int, nImages)
-	for ti, t := range tracks {
-		for k := range t {
-			t[k].Err = nil
-		}
-		ref[ti] = -1
-		if len(t) < 2 {
-			continue
-		}
-		seen := map[int]bool{}
-		ok := true
-		for _, ob := range t {
-			if ob.Image < 0 || ob.Image >= nImages {
-				return st, fmt.Errorf("refine: track %d: image %d of %d", ti, ob.Image, nImages)
-			}
-			if seen[ob.Image] {
-				ok = false
-			}
-			seen[ob.Image] = true
-		}
-		if !ok {
-			continue
-		}
-		ref[ti] = Reference(t)
-		st.Tracks++
-		st.Observations += len(t) - 1
-		refsIn[t[ref[ti]].Image] = append(refsIn[t[ref[ti]].Image], ti)
-		for k, ob := range t {
-			if k != ref[ti] {
-				obsIn[ob.Image] = append(obsIn[ob.Image], [2]int{ti, k})
-			}
-		}
+	plan, err := NewPlan(nImages, tracks)
+	if err != nil {
+		return st, err
 	}
+	st.Tracks, st.Observations = plan.Tracks, plan.Observations
 	total, done := 2*nImages, 0
 	step := func() {
 		done++
@@ -145,12 +113,12 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 	// before it is in use.
 	var order []int
 	for i := 0; i < nImages; i++ {
-		if len(refsIn[i]) > 0 {
+		if len(plan.RefsIn[i]) > 0 {
 			order = append(order, i)
 		}
 	}
 	for i := 0; i < nImages; i++ {
-		if len(obsIn[i]) > 0 {
+		if len(plan.ObsIn[i]) > 0 {
 			order = append(order, i)
 		}
 	}
@@ -163,27 +131,23 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if len(refsIn[i]) > 0 {
+		if len(plan.RefsIn[i]) > 0 {
 			im, err := next(i)
 			if err != nil {
 				return st, err
 			}
-			for _, ti := range refsIn[i] {
-				tmpl[ti], tmplErr[ti] = NewTemplate(im, tracks[ti][ref[ti]].Frame, o)
+			ts, errs := Templates(im, plan.RefFrames(i, tracks), o)
+			for k, ti := range plan.RefsIn[i] {
+				tmpl[ti], tmplErr[ti] = ts[k], errs[k]
 			}
 		}
 		step()
-	}
-	type result struct {
-		x, y float64
-		err  error
 	}
 	for i := 0; i < nImages; i++ {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		obs := obsIn[i]
-		if len(obs) == 0 {
+		if len(plan.ObsIn[i]) == 0 {
 			step()
 			continue
 		}
@@ -191,27 +155,14 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 		if err != nil {
 			return st, err
 		}
-		res := make([]result, len(obs))
-		err = pool.ForEach(ctx, len(obs), workers, nil, func(k int) error { // an observation's error is its outcome, kept in res
-			ti, oi := obs[k][0], obs[k][1]
-			if tmplErr[ti] != nil {
-				res[k].err = tmplErr[ti]
-				return nil
-			}
-			x, y, _, err := tmpl[ti].Align(im, tracks[ti][oi].Frame, o)
-			res[k] = result{x, y, err}
-			return nil
-		})
+		obs := plan.ObsIn[i]
+		template := func(k int) (*Template, error) { return tmpl[obs[k][0]], tmplErr[obs[k][0]] }
+		res, err := Align(ctx, im, plan.ObsFrames(i, tracks), template, o, workers)
 		if err != nil {
 			return st, err
 		}
-		for k, r := range res {
-			st.count(r.err)
-			ob := &tracks[obs[k][0]][obs[k][1]]
-			ob.Err = r.err
-			if r.err == nil {
-				ob.Frame.X, ob.Frame.Y = r.x, r.y
-			}
+		if err := plan.Apply(i, res, tracks, &st); err != nil {
+			return st, err
 		}
 		step()
 	}

@@ -34,6 +34,7 @@ echo "  match:           $mw s, peak RSS $((mr / 1024)) MiB"
 echo "  clearmatch-beam: $bw s, peak RSS $((br / 1024)) MiB ($(grep '^beam: [0-9]* images extracted' "$out/beam.log" | sed 's/^beam: //'))"
 echo "  clearmatch-beam's pipeline: $(grep '^beam: largest bundle state' "$out/beam.log" | sed 's/^beam: //')"
 echo "  clearmatch-beam's CLEAR: $(grep '^beam: CLEAR' "$out/beam.log" | sed 's/^beam: //')"
+echo "  clearmatch-beam's refinement: $(grep '^beam: refinement' "$out/beam.log" | sed 's/^beam: //')"
 python3 - "$out/beam/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

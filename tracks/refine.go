@@ -17,6 +17,27 @@ type RefineOptions struct {
 	// Patch configures the patch alignment (package refine; 0s are its
 	// defaults).
 	Patch refine.Options
+	// Refiner, if set, does refine.Tracks' work instead (clearmatch-beam's
+	// workers, image by image). It must leave the job's tracks and return
+	// the Stats that refine.Tracks would.
+	Refiner func(ctx context.Context, job RefineJob) (refine.Stats, error)
+}
+
+// RefineJob is refine.Tracks' input with what loading an image needs.
+type RefineJob struct {
+	// Tracks are refined in place.
+	Tracks    [][]refine.Observation
+	Images    []ImageFile
+	MaxPixels int64
+	Patch     refine.Options
+	// Progress, if set, gets (done, total) over both passes.
+	Progress func(done, total int)
+}
+
+// ImageFile is an image's file and the size its features were found in.
+type ImageFile struct {
+	Path          string
+	Width, Height int
 }
 
 // Validate reports options Refine cannot use.
@@ -47,8 +68,20 @@ func Refine(ctx context.Context, v *Views, t Tracks, o RefineOptions) (Tracks, R
 	}
 	off := v.offsets()
 	tracks := refineInput(t, groups(t.Item, off), off)
-	load := func(i int) (*refine.Image, error) { return loadGray(v, i) }
-	st, err := refine.Tracks(ctx, len(v.Sets), tracks, load, o.Patch, v.Workers, v.progress(StageRefine))
+	var st refine.Stats
+	var err error
+	if o.Refiner != nil {
+		job := RefineJob{Tracks: tracks, Images: make([]ImageFile, len(v.Sets)), MaxPixels: v.MaxPixels, Patch: o.Patch, Progress: v.progress(StageRefine)}
+		for i, s := range v.Sets {
+			job.Images[i] = ImageFile{Path: v.Paths[i], Width: s.Width, Height: s.Height}
+		}
+		st, err = o.Refiner(ctx, job)
+	} else {
+		load := func(i int) (*refine.Image, error) {
+			return LoadGray(ImageFile{Path: v.Paths[i], Width: v.Sets[i].Width, Height: v.Sets[i].Height}, v.MaxPixels)
+		}
+		st, err = refine.Tracks(ctx, len(v.Sets), tracks, load, o.Patch, v.Workers, v.progress(StageRefine))
+	}
 	if err != nil {
 		return t, RefineStats{}, err
 	}
@@ -74,17 +107,17 @@ func refineInput(t Tracks, groups [][]obsRef, off []int) [][]refine.Observation 
 	return tracks
 }
 
-// loadGray reads image i in grey for refinement, checking that it is the
-// size its features were found in.
-func loadGray(v *Views, i int) (*refine.Image, error) {
-	img, err := imagefile.Open(v.Paths[i], v.MaxPixels)
+// LoadGray reads f in grey for refinement, checking that it is the size
+// its features were found in.
+func LoadGray(f ImageFile, maxPixels int64) (*refine.Image, error) {
+	img, err := imagefile.Open(f.Path, maxPixels)
 	if err != nil {
 		return nil, fmt.Errorf("refine: %w", err)
 	}
 	g := img.Gray()
-	if g.Rect.Dx() != v.Sets[i].Width || g.Rect.Dy() != v.Sets[i].Height {
+	if g.Rect.Dx() != f.Width || g.Rect.Dy() != f.Height {
 		return nil, fmt.Errorf("refine: %s is %d×%d, its features were found in %d×%d (did the file change?)",
-			v.Paths[i], g.Rect.Dx(), g.Rect.Dy(), v.Sets[i].Width, v.Sets[i].Height)
+			f.Path, g.Rect.Dx(), g.Rect.Dy(), f.Width, f.Height)
 	}
 	return refine.NewImage(g), nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
@@ -63,10 +62,11 @@ func RunMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return runMatch(ctx, args, nil, stdout, stderr)
 }
 
-// RunMatchSolved is RunMatch with CLEAR's result given by solve (see
-// pipeline.SolveOptions.Solver).
-func RunMatchSolved(ctx context.Context, args []string, solve func(context.Context, *clear.Problem, *clear.Options) (*clear.Result, error), stdout, stderr io.Writer) error {
-	return runMatchWith(ctx, args, nil, func(o *pipeline.Options) { o.Solve.Solver = solve }, stdout, stderr)
+// RunMatchWith is RunMatch with set applied to the pipeline's options
+// after match's flags: how clearmatch-beam hands its stages' results to
+// the assembly (pipeline.SolveOptions.Solver, tracks.RefineOptions.Refiner).
+func RunMatchWith(ctx context.Context, args []string, set func(*pipeline.Options), stdout, stderr io.Writer) error {
+	return runMatchWith(ctx, args, nil, set, stdout, stderr)
 }
 
 // Usagef is a bad-usage error (exit code 2 through Finish).

@@ -28,6 +28,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
 	"github.com/clearmatch/clearmatch/internal/cli"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 const prog = "clearmatch-beam"
@@ -125,10 +126,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	processSets.clear()
 	debug.FreeOSMemory()
 	sol.warn = stderr
-	if sol.result == nil {
-		return cli.RunMatch(ctx, args, stdout, stderr)
-	}
-	return cli.RunMatchSolved(ctx, args, sol.solve, stdout, stderr)
+	ref := &refiner{cache: job.Options.Cache.Features, report: stderr}
+	return cli.RunMatchWith(ctx, args, func(o *pipeline.Options) {
+		if sol.result != nil {
+			o.Solve.Solver = sol.solve
+		}
+		o.Tracks.Refine.Refiner = ref.refine
+	}, stdout, stderr)
 }
 
 // knownRunners are the runners clearmatch-beam is built with (beamx's),

@@ -85,7 +85,10 @@ func TestSameTracksAsMatch(t *testing.T) {
 			if !strings.Contains(stderr.String(), "beam: CLEAR solved in parts") {
 				t.Errorf("CLEAR was not solved in the pipeline:\n%s", stderr.String())
 			}
-			for _, k := range []string{"universe_size", "components", "largest_component", "split_components", "cut_associations", "tracks"} {
+			if !regexp.MustCompile(`beam: refinement of [0-9]+ tracks on the workers: largest bundle state [0-9.]+ [KMG]iB \((templates|align); per stage: templates [0-9.]+ [KMG]iB, align [0-9.]+ [KMG]iB\)`).MatchString(stderr.String()) {
+				t.Errorf("the keypoints were not refined in the pipeline:\n%s", stderr.String())
+			}
+			for _, k := range []string{"universe_size", "components", "largest_component", "split_components", "cut_associations", "tracks", "unconfirmed_observations", "reproj_filter"} {
 				if a, b := reportField(t, want, k), reportField(t, got, k); a != b {
 					t.Errorf("report.json's %s: match %s, clearmatch-beam %s", k, a, b)
 				}
