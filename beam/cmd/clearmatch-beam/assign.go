@@ -98,7 +98,7 @@ type assignFn struct {
 	job
 }
 
-func (f *assignFn) ProcessElement(ctx context.Context, shard int, buckets func(*int) bool) error {
+func (f *assignFn) ProcessElement(ctx context.Context, shard int, buckets func(*int) bool, emit func(int)) error {
 	c, err := f.readCut()
 	if err != nil {
 		return err
@@ -146,7 +146,11 @@ func (f *assignFn) ProcessElement(ctx context.Context, shard int, buckets func(*
 		}
 	}
 	recordBundle(ctx, "assign", 2*held+8*int64(len(rows)))
-	return writeInt64s(itemsPath(f.Dir, shard), rows)
+	if err := writeInt64s(itemsPath(f.Dir, shard), rows); err != nil {
+		return err
+	}
+	emit(shard)
+	return nil
 }
 
 func itemsPath(dir string, shard int) string {

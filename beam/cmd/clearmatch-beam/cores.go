@@ -17,11 +17,18 @@ var cores = make(chan struct{}, runtime.NumCPU())
 // oneCore waits for a core of this process, or for ctx to end, and
 // returns opts to run on it (one worker); release gives the core back.
 func oneCore(ctx context.Context, opts pipeline.Options) (_ pipeline.Options, release func(), err error) {
+	release, err = holdCore(ctx)
+	opts.Workers = 1
+	return opts, release, err
+}
+
+// holdCore waits for a core of this process, or for ctx to end; release
+// gives it back.
+func holdCore(ctx context.Context) (release func(), err error) {
 	select {
 	case cores <- struct{}{}:
-		opts.Workers = 1
-		return opts, func() { <-cores }, nil
+		return func() { <-cores }, nil
 	case <-ctx.Done():
-		return opts, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 }

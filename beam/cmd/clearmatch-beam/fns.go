@@ -67,6 +67,7 @@ func init() {
 	}
 	beam.RegisterFunction(fileMsg)
 	beam.RegisterFunction(changedMsg)
+	beam.RegisterFunction(drainFn)
 	register.Emitter1[int]()
 	register.Emitter1[pairBatch]()
 	register.Emitter1[pairResult]()

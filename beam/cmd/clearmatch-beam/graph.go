@@ -74,7 +74,23 @@ func solveInParts(s beam.Scope, j job, files beam.PCollection, images int) {
 	sums := beam.ParDo(s, &partFn{job: j, Buckets: buckets}, beam.GroupByKey(s, byBucket))
 	toCost, shards := beam.ParDo2(s, &cutFn{job: j}, beam.GroupByKey(s, beam.AddFixedKey(s, sums)))
 	costed := beam.ParDo(s, &costFn{job: j, Buckets: buckets}, beam.Reshuffle(s, toCost))
-	beam.ParDo0(s, &assignFn{job: j}, beam.GroupByKey(s, beam.Flatten(s, costed, shards)))
+	drain(s, beam.ParDo(s, &assignFn{job: j}, beam.GroupByKey(s, beam.Flatten(s, costed, shards))))
+}
+
+// drain ends a branch: every transform has an output, drained here once.
+// Prism 2.77 busy-waits through the whole bundle of a transform without
+// outputs (its stage loop selects on the bundle's data channel, closed
+// from the start when there is no output): with Prism in the process
+// that took a core per running bundle from the workers, and refinement's
+// alignments took twice their time.
+func drain(s beam.Scope, done beam.PCollection) {
+	beam.ParDo0(s, drainFn, beam.GroupByKey(s, beam.AddFixedKey(s, done)))
+}
+
+func drainFn(_ int, done func(*int) bool) {
+	var n int
+	for done(&n) {
+	}
 }
 
 // labelGate starts label round round after the one before (changed, its

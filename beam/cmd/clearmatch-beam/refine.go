@@ -120,7 +120,7 @@ func buildRefine(dir string, refImages []int) *beam.Pipeline {
 	p, s := beam.NewPipelineWithRoot()
 	cut := beam.ParDo(s.Scope("templates"), &templateFn{Dir: dir}, beam.Reshuffle(s, beam.CreateList(s, refImages)))
 	toAlign := beam.ParDo(s.Scope("align"), &alignGateFn{Dir: dir}, beam.GroupByKey(s, beam.AddFixedKey(s, cut)))
-	beam.ParDo0(s.Scope("align"), &alignFn{Dir: dir}, beam.Reshuffle(s, toAlign))
+	drain(s, beam.ParDo(s.Scope("align"), &alignFn{Dir: dir}, beam.Reshuffle(s, toAlign)))
 	return p
 }
 
@@ -149,6 +149,11 @@ func (f *templateFn) ProcessElement(ctx context.Context, i int, emit func(int)) 
 	if err != nil {
 		return err
 	}
+	release, err := holdCore(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ids, frames, err := readFrames(refPath(f.Dir, "refs", i), false)
 	if err != nil {
 		return err
@@ -189,11 +194,16 @@ func (f *alignGateFn) ProcessElement(_ int, _ func(*int) bool, emit func(int)) e
 // writes the outcomes to aligned/IMAGE, in the order of obs/IMAGE.
 type alignFn struct{ Dir string }
 
-func (f *alignFn) ProcessElement(ctx context.Context, i int) error {
+func (f *alignFn) ProcessElement(ctx context.Context, i int, emit func(int)) error {
 	s, err := readSetup(f.Dir)
 	if err != nil {
 		return err
 	}
+	release, err := holdCore(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ids, frames, err := readFrames(refPath(f.Dir, "obs", i), true)
 	if err != nil {
 		return err
@@ -225,6 +235,7 @@ func (f *alignFn) ProcessElement(ctx context.Context, i int) error {
 		return fmt.Errorf("alignments in image %d: %w", i, err)
 	}
 	refineProgress.step()
+	emit(i)
 	return nil
 }
 
