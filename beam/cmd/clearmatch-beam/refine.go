@@ -140,28 +140,45 @@ func readSetup(dir string) (*refineSetup, error) {
 	return &so.s, so.err
 }
 
+// imageWork is one image's share of a pass: the job's setup, the frames
+// of refs/IMAGE or obs/IMAGE ("refs" or "obs") and the image.
+type imageWork struct {
+	setup  *refineSetup
+	ids    []trackRef
+	frames []refine.Frame
+	im     *refine.Image
+}
+
+// startImage waits for a core, then reads image i's share of the pass
+// kind; release gives the core back.
+func startImage(ctx context.Context, dir, kind string, i int) (w imageWork, release func(), err error) {
+	if w.setup, err = readSetup(dir); err != nil {
+		return w, nil, err
+	}
+	if release, err = holdCore(ctx); err != nil {
+		return w, nil, err
+	}
+	if w.ids, w.frames, err = readFrames(refPath(dir, kind, i), kind == "obs"); err == nil {
+		w.im, err = tracks.LoadGray(w.setup.Images[i], w.setup.MaxPixels)
+	}
+	if err != nil {
+		release()
+		return w, nil, err
+	}
+	return w, release, nil
+}
+
 // templateFn cuts the templates of the tracks whose reference is in an
 // image and writes them, indexed by track, to templates/IMAGE.
 type templateFn struct{ Dir string }
 
 func (f *templateFn) ProcessElement(ctx context.Context, i int, emit func(int)) error {
-	s, err := readSetup(f.Dir)
-	if err != nil {
-		return err
-	}
-	release, err := holdCore(ctx)
+	w, release, err := startImage(ctx, f.Dir, "refs", i)
 	if err != nil {
 		return err
 	}
 	defer release()
-	ids, frames, err := readFrames(refPath(f.Dir, "refs", i), false)
-	if err != nil {
-		return err
-	}
-	im, err := tracks.LoadGray(s.Images[i], s.MaxPixels)
-	if err != nil {
-		return err
-	}
+	s, ids, frames, im := w.setup, w.ids, w.frames, w.im
 	tmpl, errs := refine.Templates(im, frames, s.Patch)
 	b, err := encodeTemplates(ids, tmpl, errs)
 	if err != nil {
@@ -195,24 +212,13 @@ func (f *alignGateFn) ProcessElement(_ int, _ func(*int) bool, emit func(int)) e
 type alignFn struct{ Dir string }
 
 func (f *alignFn) ProcessElement(ctx context.Context, i int, emit func(int)) error {
-	s, err := readSetup(f.Dir)
-	if err != nil {
-		return err
-	}
-	release, err := holdCore(ctx)
+	w, release, err := startImage(ctx, f.Dir, "obs", i)
 	if err != nil {
 		return err
 	}
 	defer release()
-	ids, frames, err := readFrames(refPath(f.Dir, "obs", i), true)
-	if err != nil {
-		return err
-	}
+	s, ids, frames, im := w.setup, w.ids, w.frames, w.im
 	tmpl, held, err := fetchTemplates(f.Dir, ids)
-	if err != nil {
-		return err
-	}
-	im, err := tracks.LoadGray(s.Images[i], s.MaxPixels)
 	if err != nil {
 		return err
 	}
