@@ -44,10 +44,11 @@ func (r *Result) trackStages(ctx context.Context, opts Options) error {
 }
 
 // trackViews is what the track stages read: the features, the image
-// files (when every image has one), the thresholds and the intrinsics.
+// files (when every image has one), the thresholds and the intrinsics;
+// their scratch folder is the feature cache's.
 func (r *Result) trackViews(opts Options) *tracks.Views {
 	v := &tracks.Views{Sets: r.Sets, MaxPixels: opts.Features.MaxPixels, Threshold: r.PixelThreshold, Scale: r.PixelScale,
-		Intrinsics: opts.Verification.Intrinsics, Workers: opts.Workers, Progress: trackProgress(opts.Progress)}
+		Intrinsics: opts.Verification.Intrinsics, Workers: opts.Workers, Scratch: opts.Cache.Features, Progress: trackProgress(opts.Progress)}
 	v.Paths = make([]string, len(r.Images))
 	for i, im := range r.Images {
 		v.Paths[i] = im.Path

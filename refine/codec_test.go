@@ -78,3 +78,39 @@ func FuzzReadTemplate(f *testing.F) {
 		}
 	})
 }
+
+// TestFileStore: templates read back from the file as written, outcomes
+// as given, and after a failed write the rest stay in memory.
+func TestFileStore(t *testing.T) {
+	s, err := newFileStore(t.TempDir(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Template{Frame: Frame{X: 1.5, Y: 2, Scale: 3}, R: 1, Pix: []float32{1, 2, 3, 4, 5, 6, 7, 8, 9.5}}
+	b := &Template{Frame: Frame{X: 7}, R: 0, Pix: []float32{-1}}
+	if err := s.put(0, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.put(1, nil, ErrFlat); err != nil {
+		t.Fatal(err)
+	}
+	s.f.Close() // every write from here fails
+	if err := s.put(3, b, nil); err != nil || s.mem == nil {
+		t.Fatalf("a failed write: %v, memory %v", err, s.mem)
+	}
+	if got, outcome, err := s.get(1); got != nil || outcome != ErrFlat || err != nil {
+		t.Errorf("track 1: %v %v %v", got, outcome, err)
+	}
+	if got, _, err := s.get(3); err != nil || !reflect.DeepEqual(got, b) {
+		t.Errorf("track 3 from memory: %v %v", got, err)
+	}
+	if _, _, err := s.get(0); err == nil {
+		t.Error("a closed file read back")
+	}
+	s2, _ := newFileStore(t.TempDir(), 1)
+	defer s2.close()
+	s2.put(0, a, nil)
+	if got, _, err := s2.get(0); err != nil || !reflect.DeepEqual(got, a) {
+		t.Errorf("track 0 from the file: %v %v", got, err)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -160,9 +162,14 @@ func TestTracks(t *testing.T) {
 		}
 	}
 	var want [][]Observation
-	for _, workers := range []int{1, 3} {
+	spill := t.TempDir()
+	for _, run := range []struct {
+		workers int
+		spill   string
+	}{{1, ""}, {3, ""}, {1, spill}, {3, spill}} {
+		workers := run.workers
 		tr := mk()
-		st, err := Tracks(context.Background(), 2, tr, load, Options{}, workers, nil)
+		st, err := TracksSpilled(context.Background(), run.spill, 2, tr, load, Options{}, workers, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,12 +188,22 @@ func TestTracks(t *testing.T) {
 			t.Fatalf("errors %v %v %v %v %v", tr[0][0].Err, tr[0][1].Err, tr[1][0].Err, tr[2][0].Err, tr[2][1].Err)
 		}
 		if want != nil && tr[0][1] != want[0][1] {
-			t.Fatalf("workers change the result: %+v vs %+v", tr[0][1], want[0][1])
+			t.Fatalf("workers or the spill change the result: %+v vs %+v", tr[0][1], want[0][1])
 		}
 		want = tr
 	}
-	if loads > 8 {
-		t.Errorf("%d image loads for 2 images and 2 runs", loads)
+	if loads > 16 {
+		t.Errorf("%d image loads for 2 images and 4 runs", loads)
+	}
+	if left, _ := os.ReadDir(spill); len(left) > 0 {
+		t.Errorf("the spill left %v", left)
+	}
+	// A spill folder that takes no file leaves the patches in memory.
+	{
+		tr := mk()
+		if _, err := TracksSpilled(context.Background(), filepath.Join(spill, "missing"), 2, tr, load, Options{}, 1, nil); err != nil || tr[0][1] != want[0][1] {
+			t.Errorf("without a spill folder: %v, %+v", err, tr[0][1])
+		}
 	}
 	// A tentative observation of lower scale is aligned to the track's
 	// other observation, not the other way round: the reference stays.

@@ -89,9 +89,17 @@ func Reference(t []Observation) int {
 // a goroutine of its own, the next image while the alignments in the
 // current one run on workers goroutines (0 means GOMAXPROCS), so memory is
 // two images plus the reference patches (at most (2·MaxRadius+1)² float32
-// per track). Results do not depend on workers. progress, if set, gets
-// (done, total) over both passes.
+// per track; TracksSpilled keeps them in a file). Results do not depend on
+// workers. progress, if set, gets (done, total) over both passes.
 func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(i int) (*Image, error), o Options, workers int, progress func(done, total int)) (Stats, error) {
+	return TracksSpilled(ctx, "", nImages, tracks, load, o, workers, progress)
+}
+
+// TracksSpilled is Tracks with the reference patches kept, between its
+// passes, in an unlinked file in folder spill instead of in memory (in
+// memory when spill is "" or takes no file, and from a failed write on).
+// The results are Tracks'.
+func TracksSpilled(ctx context.Context, spill string, nImages int, tracks [][]Observation, load func(i int) (*Image, error), o Options, workers int, progress func(done, total int)) (Stats, error) {
 	var st Stats
 	if err := o.Validate(); err != nil {
 		return st, err
@@ -125,8 +133,13 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
 	next := prefetch(lctx, order, load)
-	tmpl := make([]*Template, len(tracks))
-	tmplErr := make([]error, len(tracks))
+	var store templateStore = newMemStore(len(tracks))
+	if spill != "" {
+		if fs, err := newFileStore(spill, len(tracks)); err == nil {
+			store = fs
+		}
+	}
+	defer store.close()
 	for i := 0; i < nImages; i++ {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -138,7 +151,9 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 			}
 			ts, errs := Templates(im, plan.RefFrames(i, tracks), o)
 			for k, ti := range plan.RefsIn[i] {
-				tmpl[ti], tmplErr[ti] = ts[k], errs[k]
+				if err := store.put(ti, ts[k], errs[k]); err != nil {
+					return st, err
+				}
 			}
 		}
 		step()
@@ -156,7 +171,13 @@ func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(
 			return st, err
 		}
 		obs := plan.ObsIn[i]
-		template := func(k int) (*Template, error) { return tmpl[obs[k][0]], tmplErr[obs[k][0]] }
+		tmpl, outcome := make([]*Template, len(obs)), make([]error, len(obs))
+		for k, ob := range obs {
+			if tmpl[k], outcome[k], err = store.get(ob[0]); err != nil {
+				return st, err
+			}
+		}
+		template := func(k int) (*Template, error) { return tmpl[k], outcome[k] }
 		res, err := Align(ctx, im, plan.ObsFrames(i, tracks), template, o, workers)
 		if err != nil {
 			return st, err

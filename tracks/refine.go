@@ -80,7 +80,7 @@ func Refine(ctx context.Context, v *Views, t Tracks, o RefineOptions) (Tracks, R
 		load := func(i int) (*refine.Image, error) {
 			return LoadGray(ImageFile{Path: v.Paths[i], Width: v.Sets[i].Width, Height: v.Sets[i].Height}, v.MaxPixels)
 		}
-		st, err = refine.Tracks(ctx, len(v.Sets), tracks, load, o.Patch, v.Workers, v.progress(StageRefine))
+		st, err = refine.TracksSpilled(ctx, v.Scratch, len(v.Sets), tracks, load, o.Patch, v.Workers, v.progress(StageRefine))
 	}
 	if err != nil {
 		return t, RefineStats{}, err

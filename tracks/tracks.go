@@ -27,6 +27,10 @@ type Views struct {
 	Intrinsics geom.Intrinsics
 	// Workers bounds the worker pools (0: GOMAXPROCS).
 	Workers int
+	// Scratch is a folder where a stage may keep data between its passes
+	// instead of memory (Refine: the reference patches); "" keeps it in
+	// memory.
+	Scratch string
 	// Progress, if set, receives a stage's progress (serialized).
 	Progress func(stage string, done, total int)
 }
