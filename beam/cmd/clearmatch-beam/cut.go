@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"container/heap"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/clearmatch/clearmatch/clear"
-	"github.com/clearmatch/clearmatch/internal/atomicfile"
 )
 
 // cutInfo is what the cut step decides for every bucket and view shard,
@@ -32,27 +29,18 @@ type cutInfo struct {
 
 func cutPath(dir string) string { return filepath.Join(dir, "parts", "cut") }
 
-func writeCut(dir string, c *cutInfo) error {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(c); err != nil {
-		return fmt.Errorf("CLEAR's cut: %w", err)
-	}
-	return atomicfile.Write(cutPath(dir), b.Bytes())
-}
+func writeCut(dir string, c *cutInfo) error { return writeGob(cutPath(dir), "CLEAR's cut", c) }
 
 // readCut reads the cut; a job without one (the labels did not settle, or
 // no pair verified) has none, and nil is returned.
 func readCut(dir string) (*cutInfo, error) {
-	b, err := os.ReadFile(cutPath(dir))
+	var c cutInfo
+	err := readGob(cutPath(dir), "CLEAR's cut", &c)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("CLEAR's cut: %w", err)
-	}
-	var c cutInfo
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil {
-		return nil, fmt.Errorf("CLEAR's cut %s: %w", cutPath(dir), err)
+		return nil, err
 	}
 	return &c, nil
 }

@@ -105,9 +105,7 @@ func labelGate(s beam.Scope, round int, files beam.PCollection, changed *beam.PC
 
 // runBeam runs the pipeline and reports what its counters say.
 func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writer) (string, *solved, error) {
-	id := make([]byte, 8)
-	rand.Read(id)
-	dir := filepath.Join(m.Options.Cache.Features, "beam-jobs", hex.EncodeToString(id))
+	dir := newJobDir(m.Options.Cache.Features, "")
 	defer os.RemoveAll(dir)
 	rounds := 0
 	if !m.Options.Verification.Off && m.Options.Pairs.List == nil {
@@ -135,6 +133,14 @@ func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writ
 	return fmt.Sprintf("%d images extracted (%d unreadable), %d pairs matched, %d verified in %.1f s\nbeam: %s\nbeam: %s",
 		counters["images_extracted"], counters["images_skipped"], counters["pairs_matched"], counters["pairs_verified"], time.Since(start).Seconds(), state,
 		sol.describe(counters["label_rounds"], counters["labels_unsettled"] > 0, labelChanges(counters))), sol, nil
+}
+
+// newJobDir names a new job's folder under cache (prefix, then a random
+// name); the caller makes it as it writes and removes it at the end.
+func newJobDir(cache, prefix string) string {
+	id := make([]byte, 8)
+	rand.Read(id)
+	return filepath.Join(cache, "beam-jobs", prefix+hex.EncodeToString(id))
 }
 
 // rootCause is the last line of a failed job's error: Beam wraps a DoFn's

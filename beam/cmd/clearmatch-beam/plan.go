@@ -46,21 +46,35 @@ const planFile = "plan.gob"
 
 // writePlan writes p into dir atomically (a temporary file, then rename).
 func writePlan(dir string, p *storedPlan) error {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(p); err != nil {
-		return fmt.Errorf("the pair plan: %w", err)
-	}
-	return atomicfile.Write(filepath.Join(dir, planFile), b.Bytes())
+	return writeGob(filepath.Join(dir, planFile), "the pair plan", p)
 }
 
 func readPlan(dir string) (*storedPlan, error) {
-	b, err := os.ReadFile(filepath.Join(dir, planFile))
-	if err != nil {
-		return nil, fmt.Errorf("the pair plan: %w", err)
-	}
 	var p storedPlan
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&p); err != nil {
-		return nil, fmt.Errorf("the pair plan %s: %w", filepath.Join(dir, planFile), err)
+	if err := readGob(filepath.Join(dir, planFile), "the pair plan", &p); err != nil {
+		return nil, err
 	}
 	return &p, nil
+}
+
+// writeGob writes v gob-encoded to path atomically; what names it in
+// errors.
+func writeGob(path, what string, v any) error {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(v); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return atomicfile.Write(path, b.Bytes())
+}
+
+// readGob reads what writeGob wrote at path into v.
+func readGob(path, what string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	return nil
 }

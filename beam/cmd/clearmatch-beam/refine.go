@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/binary"
-	"encoding/gob"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -67,9 +64,7 @@ func (r *refiner) refine(ctx context.Context, job tracks.RefineJob) (refine.Stat
 		return st, err
 	}
 	st.Tracks, st.Observations = plan.Tracks, plan.Observations
-	id := make([]byte, 8)
-	rand.Read(id)
-	dir := filepath.Join(r.cache, "beam-jobs", "refine-"+hex.EncodeToString(id))
+	dir := newJobDir(r.cache, "refine-")
 	defer os.RemoveAll(dir)
 	setup := refineSetup{Images: job.Images, MaxPixels: job.MaxPixels, Patch: job.Patch}
 	var refImages []int
@@ -90,7 +85,7 @@ func (r *refiner) refine(ctx context.Context, job tracks.RefineJob) (refine.Stat
 	if len(refImages) == 0 {
 		return st, nil // no track to refine
 	}
-	if err := writeGob(filepath.Join(dir, "refine.gob"), setup); err != nil {
+	if err := writeGob(filepath.Join(dir, "refine.gob"), "refinement's setup", setup); err != nil {
 		return st, err
 	}
 	refineProgress.start(job.Progress, 2*n, 2*n-len(refImages)-len(setup.Align))
@@ -136,7 +131,7 @@ type setupOnce struct {
 func readSetup(dir string) (*refineSetup, error) {
 	v, _ := setupCache.LoadOrStore(dir, &setupOnce{})
 	so := v.(*setupOnce)
-	so.once.Do(func() { so.err = readGob(filepath.Join(dir, "refine.gob"), &so.s) })
+	so.once.Do(func() { so.err = readGob(filepath.Join(dir, "refine.gob"), "refinement's setup", &so.s) })
 	return &so.s, so.err
 }
 
@@ -413,7 +408,7 @@ func fetchFrom(path string, ids []trackRef, want []int, out []fetched) (int64, e
 		if size < 1 || size > 1<<24 {
 			return 0, fmt.Errorf("%s: track %d: entry of %d bytes", path, ids[k].Track, size)
 		}
-		buf = append(buf[:0], make([]byte, size)...)
+		buf = slices.Grow(buf[:0], int(size))[:size]
 		if _, err := fh.ReadAt(buf, start); err != nil {
 			return 0, fmt.Errorf("%s: track %d: %w", path, ids[k].Track, err)
 		}
@@ -456,25 +451,6 @@ func readAligned(dir string, i, want int) ([]refine.Aligned, error) {
 			Y: math.Float64frombits(binary.LittleEndian.Uint64(r[9:]))}
 	}
 	return res, nil
-}
-
-func writeGob(path string, v any) error {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(v); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, b.Bytes())
-}
-
-func readGob(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // refineProgress reports the refinement's images done to the assembly's
