@@ -247,13 +247,17 @@ func CheckOut(out string, force bool) error {
 			return err
 		}
 		for _, e := range entries {
-			if !(strings.HasPrefix(e.Name(), stagePrefix) && e.IsDir()) && !force {
+			if !isStage(e) && !force {
 				return fmt.Errorf("output directory %s %w", out, ErrNotEmpty)
 			}
 		}
 	}
 	return nil
 }
+
+// isStage reports whether e is a stage left inside an output folder by an
+// older clearmatch.
+func isStage(e os.DirEntry) bool { return e.IsDir() && strings.HasPrefix(e.Name(), stagePrefix) }
 
 // NewStage checks out (CheckOut; stale stages inside it, left by an older
 // clearmatch, are removed) and makes a stage beside it, named after it and
@@ -266,7 +270,7 @@ func NewStage(out string, force bool) (*Stage, error) {
 	}
 	if entries, err := os.ReadDir(out); err == nil {
 		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), stagePrefix) && e.IsDir() {
+			if isStage(e) {
 				os.RemoveAll(filepath.Join(out, e.Name()))
 			}
 		}

@@ -68,18 +68,16 @@ func Refine(ctx context.Context, v *Views, t Tracks, o RefineOptions) (Tracks, R
 	}
 	off := v.offsets()
 	tracks := refineInput(t, groups(t.Item, off), off)
+	images := make([]ImageFile, len(v.Sets))
+	for i, s := range v.Sets {
+		images[i] = ImageFile{Path: v.Paths[i], Width: s.Width, Height: s.Height}
+	}
 	var st refine.Stats
 	var err error
 	if o.Refiner != nil {
-		job := RefineJob{Tracks: tracks, Images: make([]ImageFile, len(v.Sets)), MaxPixels: v.MaxPixels, Patch: o.Patch, Progress: v.progress(StageRefine)}
-		for i, s := range v.Sets {
-			job.Images[i] = ImageFile{Path: v.Paths[i], Width: s.Width, Height: s.Height}
-		}
-		st, err = o.Refiner(ctx, job)
+		st, err = o.Refiner(ctx, RefineJob{Tracks: tracks, Images: images, MaxPixels: v.MaxPixels, Patch: o.Patch, Progress: v.progress(StageRefine)})
 	} else {
-		load := func(i int) (*refine.Image, error) {
-			return LoadGray(ImageFile{Path: v.Paths[i], Width: v.Sets[i].Width, Height: v.Sets[i].Height}, v.MaxPixels)
-		}
+		load := func(i int) (*refine.Image, error) { return LoadGray(images[i], v.MaxPixels) }
 		st, err = refine.TracksSpilled(ctx, v.Scratch, len(v.Sets), tracks, load, o.Patch, v.Workers, v.progress(StageRefine))
 	}
 	if err != nil {

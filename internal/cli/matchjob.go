@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/clearmatch/clearmatch/export"
@@ -25,13 +24,7 @@ type MatchJob struct {
 // CheckOut refuses -out as match would at its start (a file, or a
 // non-empty folder without -force), so that a long job fails before its
 // work, not after it.
-func (m *MatchJob) CheckOut() error {
-	err := export.CheckOut(m.Out, m.force)
-	if errors.Is(err, export.ErrNotEmpty) {
-		return usageError{err}
-	}
-	return err
-}
+func (m *MatchJob) CheckOut() error { return outUsage(export.CheckOut(m.Out, m.force)) }
 
 // ParseMatch checks match's arguments and lists the images, as `clearmatch
 // match args...` does before any work; -h writes the usage to stdout.

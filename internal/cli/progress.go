@@ -106,10 +106,16 @@ func (p *progress) stage(name string) func(done, total int) {
 // empty.
 func newStage(out string, force bool) (*export.Stage, error) {
 	st, err := export.NewStage(out, force)
+	return st, outUsage(err)
+}
+
+// outUsage makes a non-empty output folder a usage error (-force is the
+// remedy); other errors stay as they are.
+func outUsage(err error) error {
 	if errors.Is(err, export.ErrNotEmpty) {
-		return nil, usageError{err}
+		return usageError{err}
 	}
-	return st, err
+	return err
 }
 
 // writeStream writes a new file of a run's stage through a buffer (the
