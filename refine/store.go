@@ -7,8 +7,7 @@ import (
 
 // templateStore keeps the templates between Tracks' passes: in memory,
 // or in a file (spill) with only their places in memory, so that a run's
-// memory does not hold every track's patch at once (about 1.5 GB at 10^6
-// tracks).
+// memory does not hold every track's patch at once.
 type templateStore interface {
 	put(track int, t *Template, outcome error) error
 	// get returns the track's template or its outcome; err is a failure
