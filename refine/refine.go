@@ -39,39 +39,45 @@ func NewImage(g *image.Gray) *Image {
 		return im
 	}
 	// Separable [1 2 1]/4 with reflected borders (OpenCV's BORDER_REFLECT_101).
-	refl := func(i, n int) int {
-		if n == 1 {
-			return 0
-		}
-		if i < 0 {
-			return -i
-		}
-		if i >= n {
-			return 2*n - 2 - i
-		}
-		return i
-	}
 	tmp := make([]float32, w*h)
 	for y := 0; y < h; y++ {
 		row := g.Pix[g.PixOffset(g.Rect.Min.X, g.Rect.Min.Y+y):][:w]
-		for x := 0; x < w; x++ {
-			tmp[y*w+x] = 0.25*float32(row[refl(x-1, w)]) + 0.5*float32(row[x]) + 0.25*float32(row[refl(x+1, w)])
+		out := tmp[y*w:][:w]
+		for x := range row {
+			l, r := reflected(x-1, w), reflected(x+1, w)
+			out[x] = 0.25*float32(row[l]) + 0.5*float32(row[x]) + 0.25*float32(row[r])
 		}
 	}
 	for y := 0; y < h; y++ {
-		a, b := refl(y-1, h)*w, refl(y+1, h)*w
-		for x := 0; x < w; x++ {
-			im.Pix[y*w+x] = 0.25*tmp[a+x] + 0.5*tmp[y*w+x] + 0.25*tmp[b+x]
+		a, b, c := tmp[reflected(y-1, h)*w:][:w], tmp[y*w:][:w], tmp[reflected(y+1, h)*w:][:w]
+		out := im.Pix[y*w:][:w]
+		for x := range out {
+			out[x] = 0.25*a[x] + 0.5*b[x] + 0.25*c[x]
 		}
 	}
 	for y := 0; y < h; y++ {
-		a, b := refl(y-1, h)*w, refl(y+1, h)*w
-		for x := 0; x < w; x++ {
-			im.Gx[y*w+x] = 0.5 * (im.Pix[y*w+refl(x+1, w)] - im.Pix[y*w+refl(x-1, w)])
-			im.Gy[y*w+x] = 0.5 * (im.Pix[b+x] - im.Pix[a+x])
+		a, b, c := im.Pix[reflected(y-1, h)*w:][:w], im.Pix[y*w:][:w], im.Pix[reflected(y+1, h)*w:][:w]
+		gx, gy := im.Gx[y*w:][:w], im.Gy[y*w:][:w]
+		for x := range b {
+			gx[x] = 0.5 * (b[reflected(x+1, w)] - b[reflected(x-1, w)])
+			gy[x] = 0.5 * (c[x] - a[x])
 		}
 	}
 	return im
+}
+
+// reflected is index i of a row of n mirrored at its ends without
+// repeating them (OpenCV's BORDER_REFLECT_101), for i in [−1, n].
+func reflected(i, n int) int {
+	switch {
+	case n == 1:
+		return 0
+	case i < 0:
+		return -i
+	case i >= n:
+		return 2*n - 2 - i
+	}
+	return i
 }
 
 // sample returns the bilinear interpolation of the three planes at (x, y),
@@ -227,96 +233,33 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		ro[0]*inv[0] + ro[1]*inv[2], ro[0]*inv[1] + ro[1]*inv[3], f.X,
 		ro[2]*inv[0] + ro[3]*inv[2], ro[2]*inv[1] + ro[3]*inv[3], f.Y,
 	}
-	n := 2*t.R + 1
-	N := n * n
-	tz := make([]float64, N)
-	var tm float64
-	for _, v := range t.Pix {
-		tm += float64(v)
-	}
-	tm /= float64(N)
-	var tn float64
-	for k, v := range t.Pix {
-		tz[k] = float64(v) - tm
-		tn += tz[k] * tz[k]
-	}
-	tn = math.Sqrt(tn)
-	iw := make([]float64, N)
-	jac := make([][6]float64, N)
+	w := newPatchWarp(im, t)
+	defer w.release()
 	rho, last := -1.0, -o.Epsilon // as OpenCV: the first test passes
-	// warp samples im under p into iw (zero-mean) and jac and returns iw's
-	// norm; false when a pixel leaves im.
-	warp := func() (norm float64, ok bool) {
-		var mean float64
-		k := 0
-		for v := -t.R; v <= t.R; v++ {
-			for u := -t.R; u <= t.R; u++ {
-				fu, fv := float64(u), float64(v)
-				wx, wy := p[0]*fu+p[1]*fv+p[2], p[3]*fu+p[4]*fv+p[5]
-				if !im.inside(wx, wy) {
-					return 0, false
-				}
-				val, gx, gy := im.sample(wx, wy)
-				iw[k] = val
-				jac[k] = [6]float64{gx * fu, gx * fv, gx, gy * fu, gy * fv, gy}
-				mean += val
-				k++
-			}
-		}
-		mean /= float64(N)
-		for k := range iw {
-			iw[k] -= mean
-			norm += iw[k] * iw[k]
-		}
-		return math.Sqrt(norm), true
-	}
 	for it := 0; it < o.Iterations && math.Abs(rho-last) >= o.Epsilon; it++ {
-		inorm, ok := warp()
+		inorm, ok := w.sample(&p)
 		if !ok {
 			return 0, 0, 0, ErrBorder
 		}
 		if inorm == 0 {
 			return 0, 0, 0, ErrDiverged
 		}
-		H, pi, pt, corr := normalEquations(jac, iw, tz)
-		last, rho = rho, corr/(inorm*tn)
-		if math.IsNaN(rho) {
-			return 0, 0, 0, ErrDiverged
+		r, err := w.step(&p, inorm)
+		if err != nil {
+			return 0, 0, 0, err
 		}
-		L, ok := cholesky6(H)
-		if !ok {
-			return 0, 0, 0, ErrDiverged
-		}
-		hi := L.solve(pi)
-		ln := inorm*inorm - dot6(pi, hi)
-		ld := corr - dot6(pt, hi)
-		if ld <= 0 {
-			return 0, 0, 0, ErrDiverged
-		}
-		lambda := ln / ld
-		// Δp = H⁻¹ Jᵀ(λ t − i)
-		var e [6]float64
-		for a := 0; a < 6; a++ {
-			e[a] = lambda*pt[a] - pi[a]
-		}
-		dp := L.solve(e)
-		for a := range p {
-			p[a] += dp[a]
-		}
+		last, rho = rho, r
 	}
 	// The correlation at the final warp.
-	inorm, ok := warp()
+	inorm, ok := w.sample(&p)
 	if !ok {
 		return 0, 0, 0, ErrBorder
 	}
-	var corr float64
-	for k := range iw {
-		corr += tz[k] * iw[k]
-	}
+	corr := w.correlation()
 	if inorm == 0 {
 		return 0, 0, 0, ErrDiverged
 	}
-	cc = corr / (inorm * tn)
+	cc = corr / (inorm * w.tn)
 	x, y = p[2], p[5]
 	if cc < o.MinCorrelation {
 		return x, y, cc, ErrLow
@@ -325,79 +268,6 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		return x, y, cc, ErrFar
 	}
 	return x, y, cc, nil
-}
-
-// normalEquations returns the Hessian JᵀJ of the zero-mean Jacobian, the
-// projections of the image and template on it, and their correlation.
-// Each sum runs over the pixels in order in its own scalar, so the
-// compiler keeps the sums in registers (arrays would be stored back at
-// every pixel); the arithmetic is the plain loops', term for term.
-func normalEquations(jac [][6]float64, iw, tz []float64) (H [6][6]float64, pi, pt [6]float64, corr float64) {
-	var jm [6]float64
-	for k := range jac {
-		for a := 0; a < 6; a++ {
-			jm[a] += jac[k][a]
-		}
-	}
-	for a := range jm {
-		jm[a] /= float64(len(jac))
-	}
-	var h00, h01, h02, h03, h04, h05, h11, h12, h13, h14, h15 float64
-	var h22, h23, h24, h25, h33, h34, h35, h44, h45, h55 float64
-	for k := range jac {
-		jk := &jac[k]
-		j0, j1, j2, j3, j4, j5 := jk[0]-jm[0], jk[1]-jm[1], jk[2]-jm[2], jk[3]-jm[3], jk[4]-jm[4], jk[5]-jm[5]
-		h00 += j0 * j0
-		h01 += j0 * j1
-		h02 += j0 * j2
-		h03 += j0 * j3
-		h04 += j0 * j4
-		h05 += j0 * j5
-		h11 += j1 * j1
-		h12 += j1 * j2
-		h13 += j1 * j3
-		h14 += j1 * j4
-		h15 += j1 * j5
-		h22 += j2 * j2
-		h23 += j2 * j3
-		h24 += j2 * j4
-		h25 += j2 * j5
-		h33 += j3 * j3
-		h34 += j3 * j4
-		h35 += j3 * j5
-		h44 += j4 * j4
-		h45 += j4 * j5
-		h55 += j5 * j5
-	}
-	var pi0, pi1, pi2, pi3, pi4, pi5, pt0, pt1, pt2, pt3, pt4, pt5 float64
-	iw, tz = iw[:len(jac)], tz[:len(jac)]
-	for k := range jac {
-		jk := &jac[k]
-		j0, j1, j2, j3, j4, j5 := jk[0]-jm[0], jk[1]-jm[1], jk[2]-jm[2], jk[3]-jm[3], jk[4]-jm[4], jk[5]-jm[5]
-		i, t := iw[k], tz[k]
-		pi0 += j0 * i
-		pi1 += j1 * i
-		pi2 += j2 * i
-		pi3 += j3 * i
-		pi4 += j4 * i
-		pi5 += j5 * i
-		pt0 += j0 * t
-		pt1 += j1 * t
-		pt2 += j2 * t
-		pt3 += j3 * t
-		pt4 += j4 * t
-		pt5 += j5 * t
-		corr += t * i
-	}
-	H = [6][6]float64{
-		{h00, h01, h02, h03, h04, h05},
-		{h01, h11, h12, h13, h14, h15},
-		{h02, h12, h22, h23, h24, h25},
-		{h03, h13, h23, h33, h34, h35},
-		{h04, h14, h24, h34, h44, h45},
-		{h05, h15, h25, h35, h45, h55},
-	}
-	return H, [6]float64{pi0, pi1, pi2, pi3, pi4, pi5}, [6]float64{pt0, pt1, pt2, pt3, pt4, pt5}, corr
 }
 
 func dot6(a, b [6]float64) float64 {

@@ -8,7 +8,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // texture is a smooth random image: a sum of blobs, deterministic.
@@ -150,8 +153,8 @@ func TestTracks(t *testing.T) {
 	ident := func(x, y float64) (float64, float64) { return x, y }
 	shift := func(x, y float64) (float64, float64) { return x + 0.4, y - 0.3 }
 	imgs := []*Image{NewImage(texture(200, 200, 7, ident)), NewImage(texture(200, 200, 7, shift))}
-	loads := 0
-	load := func(i int) (*Image, error) { loads++; return imgs[i], nil }
+	var loads atomic.Int64 // load runs on several goroutines
+	load := func(i int) (*Image, error) { loads.Add(1); return imgs[i], nil }
 	// Scene point (100, 100) is at (100, 100) in image 0 and (99.6, 100.3)
 	// in image 1; the detector put it at (100.2, 100.1).
 	mk := func() [][]Observation {
@@ -192,8 +195,8 @@ func TestTracks(t *testing.T) {
 		}
 		want = tr
 	}
-	if loads > 16 {
-		t.Errorf("%d image loads for 2 images and 4 runs", loads)
+	if loads.Load() > 16 {
+		t.Errorf("%d image loads for 2 images and 4 runs", loads.Load())
 	}
 	if left, _ := os.ReadDir(spill); len(left) > 0 {
 		t.Errorf("the spill left %v", left)
@@ -258,5 +261,56 @@ func BenchmarkAlign(b *testing.B) {
 		if _, _, _, err := tp.Align(im, Frame{X: px + 0.5, Y: py - 0.25, Scale: 3}, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPrefetch: images come in order whatever the loaders, no more than
+// loaders are loaded ahead of the one in use, and a failed load ends the
+// loading with its error.
+func TestPrefetch(t *testing.T) {
+	order := []int{4, 0, 2, 7, 1, 3}
+	bad := errors.New("unreadable")
+	for _, loaders := range []int{1, 2, 3} {
+		var mu sync.Mutex
+		out, most := 0, 0 // images loaded and not yet taken
+		load := func(i int) (*Image, error) {
+			mu.Lock()
+			out++
+			most = max(most, out)
+			mu.Unlock()
+			if i == 3 {
+				return nil, bad
+			}
+			return &Image{Width: i}, nil
+		}
+		ctx, stop := context.WithCancel(context.Background())
+		next := prefetch(ctx, order, load, loaders)
+		for _, i := range order {
+			time.Sleep(time.Millisecond) // let the loaders run ahead
+			im, err := next(i)
+			mu.Lock()
+			out--
+			mu.Unlock()
+			if i == 3 {
+				if err != bad {
+					t.Errorf("loaders %d: image 3 gave %v, want the load's error", loaders, err)
+				}
+				continue
+			}
+			if err != nil || im.Width != i {
+				t.Fatalf("loaders %d: asked for %d, got %v, %v", loaders, i, im, err)
+			}
+		}
+		if most > loaders+1 {
+			t.Errorf("loaders %d: %d images loaded at once, want at most %d", loaders, most, loaders+1)
+		}
+		if _, err := next(9); err == nil {
+			t.Errorf("loaders %d: an image after the last gave no error", loaders)
+		}
+		stop()
+	}
+	next := prefetch(context.Background(), order, func(i int) (*Image, error) { return &Image{}, nil }, 2)
+	if _, err := next(0); err == nil {
+		t.Error("an image out of order gave no error")
 	}
 }

@@ -3,7 +3,9 @@ package refine
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // Observation is one keypoint of a track: its image, its index there, and
@@ -85,10 +87,10 @@ func Reference(t []Observation) int {
 // (others are left alone): each non-reference observation is aligned to
 // its track's reference (Reference) and, when the alignment holds, moved
 // (its Frame.X and Frame.Y updated in place). load returns image i
-// prepared; it is called at most twice per image, one image at a time on
-// a goroutine of its own, the next image while the alignments in the
-// current one run on workers goroutines (0 means GOMAXPROCS), so memory is
-// two images plus the reference patches (at most (2·MaxRadius+1)² float32
+// prepared; it is called at most twice per image, on up to workers
+// goroutines at once (0 means GOMAXPROCS), ahead of and beside the work on
+// the current image, which also runs on workers goroutines, so memory is
+// workers+1 images plus the reference patches (at most (2·MaxRadius+1)² float32
 // per track; TracksSpilled keeps them in a file). Results do not depend on
 // workers. progress, if set, gets (done, total) over both passes.
 func Tracks(ctx context.Context, nImages int, tracks [][]Observation, load func(i int) (*Image, error), o Options, workers int, progress func(done, total int)) (Stats, error) {
@@ -132,7 +134,7 @@ func TracksSpilled(ctx context.Context, spill string, nImages int, tracks [][]Ob
 	}
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
-	next := prefetch(lctx, order, load)
+	next := prefetch(lctx, order, load, loaders(workers))
 	var store templateStore = newMemStore(len(tracks))
 	if spill != "" {
 		if fs, err := newFileStore(spill, len(tracks)); err == nil {
@@ -190,42 +192,62 @@ func TracksSpilled(ctx context.Context, spill string, nImages int, tracks [][]Ob
 	return st, nil
 }
 
-// prefetch loads the images of order one after another on a goroutine and
-// returns a function that gives them in that order (next(i) must ask for
-// order's next image, i): each is loaded while the caller works on the one
-// before, so two images are in memory at most, and a load overlaps the
-// work instead of waiting for it. The goroutine ends after the last image,
-// after a failed load, or when ctx is done.
-func prefetch(ctx context.Context, order []int, load func(i int) (*Image, error)) func(i int) (*Image, error) {
+// loaders is how many images prefetch loads at once for workers workers.
+func loaders(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
+}
+
+// prefetch loads the images of order on up to loaders goroutines at once
+// and returns a function that gives them in that order (next(i) must ask
+// for order's next image, i): loads overlap the caller's work and each
+// other, and at most loaders images are loaded ahead of the one in use, so
+// memory holds loaders+1 images. Loading stops after a failed load or when
+// ctx is done.
+func prefetch(ctx context.Context, order []int, load func(i int) (*Image, error), loaders int) func(i int) (*Image, error) {
 	type loaded struct {
-		i   int
 		im  *Image
 		err error
 	}
-	ch := make(chan loaded) // unbuffered: one image ahead at most
+	slots := make([]chan loaded, len(order))
+	for k := range slots {
+		slots[k] = make(chan loaded, 1)
+	}
+	ahead := make(chan struct{}, max(1, loaders))
+	failed := make(chan struct{})
+	var once sync.Once
 	go func() {
-		defer close(ch)
-		for _, i := range order {
-			im, err := load(i)
+		for k, i := range order {
 			select {
-			case ch <- loaded{i, im, err}:
+			case ahead <- struct{}{}:
 			case <-ctx.Done():
 				return
-			}
-			if err != nil {
+			case <-failed:
 				return
 			}
+			go func() {
+				im, err := load(i)
+				if err != nil {
+					once.Do(func() { close(failed) })
+				}
+				slots[k] <- loaded{im, err}
+			}()
 		}
 	}()
+	pos := 0
 	return func(i int) (*Image, error) {
+		switch {
+		case pos == len(order):
+			return nil, fmt.Errorf("refine: image %d asked for after the last", i)
+		case order[pos] != i:
+			return nil, fmt.Errorf("refine: image %d asked for, %d loaded", i, order[pos])
+		}
 		select {
-		case l, ok := <-ch:
-			switch {
-			case !ok:
-				return nil, fmt.Errorf("refine: image %d asked for after the last", i)
-			case l.i != i:
-				return nil, fmt.Errorf("refine: image %d asked for, %d loaded", i, l.i)
-			}
+		case l := <-slots[pos]:
+			pos++
+			<-ahead
 			return l.im, l.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
