@@ -170,6 +170,15 @@ func CheckFileName(name string) error {
 	return nil
 }
 
+// spacedByte[v] is " v" in decimal: a descriptor value as the features
+// files write it, 128 per keypoint.
+var spacedByte = func() (t [256]string) {
+	for v := range t {
+		t[v] = " " + strconv.Itoa(v)
+	}
+	return t
+}()
+
 // WriteColmapText writes COLMAP's custom import formats into dir:
 // features/IMAGE.txt for `colmap feature_importer --import_path` ("N 128",
 // then "X Y SCALE ORIENTATION D1..D128" with descriptors in 0..255 and the
@@ -208,8 +217,7 @@ func WriteColmapText(dir string, sets []*features.Set, ms []Match) (left []strin
 		for i, k := range s.Keypoints {
 			fmt.Fprintf(bw, "%.4f %.4f %.4f %.6f", k.X+0.5, k.Y+0.5, k.Size/2, float64(k.Angle)*math.Pi/180)
 			for _, v := range desc[i*features.DescSize : (i+1)*features.DescSize] {
-				bw.WriteByte(' ')
-				bw.WriteString(strconv.Itoa(int(v)))
+				bw.WriteString(spacedByte[v])
 			}
 			bw.WriteByte('\n')
 		}
