@@ -49,23 +49,24 @@ func trimMemory() { C.cm_trim_memory() }
 
 // decodeGray decodes image bytes through imagefile (the one decoder: header
 // checked against maxPixels first, EXIF orientation ignored, truncated
-// files refused) to an 8-bit grayscale Mat. The caller closes it.
-func decodeGray(name string, data []byte, maxPixels int64) (gocv.Mat, error) {
+// files refused) to an 8-bit grayscale Mat, which the caller closes, and
+// the same pixels in Go's memory.
+func decodeGray(name string, data []byte, maxPixels int64) (gocv.Mat, *image.Gray, error) {
 	img, err := imagefile.Decode(name, data, maxPixels)
 	if err != nil {
-		return gocv.Mat{}, err
+		return gocv.Mat{}, nil, err
 	}
 	g := img.Gray()
 	// gocv 0.31's NewMatFromBytes wraps the Go slice without copying: clone
 	// it into OpenCV's memory while g is still alive.
 	view, err := gocv.NewMatFromBytes(g.Rect.Dy(), g.Rect.Dx(), gocv.MatTypeCV8U, g.Pix)
 	if err != nil {
-		return gocv.Mat{}, fmt.Errorf("%s: %w", name, err)
+		return gocv.Mat{}, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	m := view.Clone()
 	view.Close()
 	runtime.KeepAlive(g)
-	return m, nil
+	return m, g, nil
 }
 
 // siftBias is OpenCV 4.6 SIFT's keypoint offset, in pixels of the image
@@ -75,13 +76,19 @@ const siftBias = 0.25
 // Extract detects SIFT features in the image held in data (name is for
 // messages and the Set). An image with no features gives an empty Set.
 func Extract(name string, data []byte, opts Options) (*Set, error) {
+	s, _, err := extractGray(name, data, opts)
+	return s, err
+}
+
+// extractGray is Extract that also returns the decoded image.
+func extractGray(name string, data []byte, opts Options) (*Set, *image.Gray, error) {
 	if err := opts.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opts = opts.withDefaults()
-	img, err := decodeGray(name, data, opts.MaxPixels)
+	img, gray, err := decodeGray(name, data, opts.MaxPixels)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer img.Close()
 	set := &Set{Image: name, Width: img.Cols(), Height: img.Rows(), Orientation: imagefile.Orientation(data)}
@@ -103,12 +110,12 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 	var kps C.CMKeyPoints
 	if err := cError(C.cm_sift_detect_compute(unsafe.Pointer(work.Ptr()), C.int(opts.MaxFeatures),
 		C.double(opts.ContrastThreshold), C.double(opts.EdgeThreshold), &kps, unsafe.Pointer(desc.Ptr()))); err != nil {
-		return nil, fmt.Errorf("%s: SIFT: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: SIFT: %w", name, err)
 	}
 	defer C.cm_keypoints_free(kps)
 	n := int(kps.n)
 	if n == 0 {
-		return set, nil
+		return set, gray, nil
 	}
 	ck := unsafe.Slice(kps.kps, n)
 	set.Keypoints = make([]Keypoint, n)
@@ -128,12 +135,12 @@ func Extract(name string, data []byte, opts Options) (*Set, error) {
 		}
 	}
 	if set.Desc, err = copyDescriptors(desc, n); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if opts.RootSIFT {
 		RootSIFT(set.Desc)
 	}
-	return set, nil
+	return set, gray, nil
 }
 
 // ExtractAt computes one SIFT descriptor at each given point, in order: the
@@ -145,7 +152,7 @@ func ExtractAt(name string, data []byte, pts []geom.Point, sigma float64, rootSI
 	if !(sigma > 0) {
 		return nil, fmt.Errorf("features: scale %v is not positive", sigma)
 	}
-	img, err := decodeGray(name, data, 0)
+	img, _, err := decodeGray(name, data, 0)
 	if err != nil {
 		return nil, err
 	}

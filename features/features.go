@@ -49,6 +49,10 @@ type Extractor struct {
 	// the others back when asked, so a folder's descriptors are never all
 	// in memory at once.
 	Descriptors *DescriptorCache
+	// Grays, when set, receives each decoded image (not those read from
+	// the feature cache), keyed by path and Options.MaxPixels, for a later
+	// stage that reads the files again.
+	Grays *imagefile.GrayCache
 }
 
 // Stats counts cache use in one ExtractFiles call. CacheError, when not

@@ -81,10 +81,11 @@ func (e *Extractor) one(path, name string, st *Stats, cs *cacheState) (*Set, str
 			return s, key, nil
 		}
 	}
-	s, err := Extract(name, data, e.Options)
+	s, gray, err := extractGray(name, data, e.Options)
 	if err != nil {
 		return nil, "", err
 	}
+	e.Grays.Put(path, e.Options.MaxPixels, gray)
 	atomic.AddInt64(&st.Extracted, 1)
 	if useCache && !cs.off.Load() {
 		if err := cache.Store(key, s); err != nil {

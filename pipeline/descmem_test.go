@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clearmatch/clearmatch/datasets"
+	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -21,25 +22,7 @@ import (
 // in memory and of running without a cache, with and without guided
 // matching (which reads descriptors in verification too).
 func TestDescriptorMemoryGivesTheSameResult(t *testing.T) {
-	strip, err := datasets.NewStrip(datasets.StripConfig{Views: 5, Width: 320, Height: 240, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for k := 0; k < strip.Views(); k++ {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("v%d.png", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := png.Encode(f, strip.Render(k)); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
-	ims, err := Images([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ims := stripFolder(t, 5)
 	for _, guided := range []bool{false, true} {
 		run := func(cache string, budget int64) *Result {
 			t.Helper()
@@ -76,5 +59,79 @@ func TestDescriptorMemoryGivesTheSameResult(t *testing.T) {
 		if guided && want.Verified[0].Guided == 0 {
 			t.Fatal("no guided matches: the test shows nothing")
 		}
+	}
+}
+
+// stripFolder writes n views of a synthetic strip (320×240 PNG) into a
+// folder and returns them as images.
+func stripFolder(t *testing.T, n int) []Image {
+	t.Helper()
+	strip, err := datasets.NewStrip(datasets.StripConfig{Views: n, Width: 320, Height: 240, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for k := 0; k < strip.Views(); k++ {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("v%d.png", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := png.Encode(f, strip.Render(k)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	ims, err := Images([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ims
+}
+
+// TestImageMemoryGivesTheSameResult: refinement reads the grey images
+// extraction kept (all, one, or none of them) and refines exactly as it
+// does from the files; the kept images are the files' pixels.
+func TestImageMemoryGivesTheSameResult(t *testing.T) {
+	ims := stripFolder(t, 4)
+	run := func(budget int64) *Result {
+		t.Helper()
+		o := DefaultOptions()
+		o.Cache.ImageMemory = budget
+		r, err := Run(context.Background(), ims, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	want := run(-1)
+	if want.Refinement.Moved == 0 {
+		t.Fatal("refinement moved nothing: the test shows nothing")
+	}
+	for _, budget := range []int64{0, 320 * 240} {
+		r := run(budget)
+		if !reflect.DeepEqual(r.Refined, want.Refined) || r.Refinement != want.Refinement || !reflect.DeepEqual(r.Item, want.Item) {
+			t.Errorf("budget %d: refinement differs from reading the files", budget)
+		}
+	}
+	// Match refines from the kept images alone: the files are gone.
+	o := DefaultOptions()
+	f, err := Extract(context.Background(), ims, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, im := range ims {
+		g := f.Grays.Get(im.Path, o.Features.MaxPixels)
+		file, err := imagefile.Open(im.Path, o.Features.MaxPixels)
+		if err != nil || g == nil || !reflect.DeepEqual(g, file.Gray()) {
+			t.Fatalf("%s: kept %v, file %v", im.Name, g != nil, err)
+		}
+		if err := os.Remove(im.Path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.grays = f.Grays
+	r, err := Match(context.Background(), f.Images, f.Sets, o)
+	if err != nil || !reflect.DeepEqual(r.Refined, want.Refined) || r.Refinement != want.Refinement {
+		t.Errorf("refined from the kept images alone: %v, or differs", err)
 	}
 }

@@ -30,6 +30,9 @@ type Options struct {
 	Workers int
 	// Progress, if set, receives every stage's progress.
 	Progress Progress
+
+	// grays are the images Run's extraction kept (CacheOptions.ImageMemory).
+	grays *imagefile.GrayCache
 }
 
 // FeatureOptions configure extraction (Run only).
@@ -55,6 +58,10 @@ type CacheOptions struct {
 	// back from it (features.DescriptorCache). 0 means
 	// DefaultDescriptorMemory; negative keeps every image's.
 	DescriptorMemory int64
+	// ImageMemory bounds the bytes of grey images extraction keeps, the
+	// most recently decoded, for refinement to read instead of decoding
+	// the files again. 0 means DefaultImageMemory; negative keeps none.
+	ImageMemory int64
 }
 
 // MatchOptions configure the ratio test.
@@ -106,6 +113,10 @@ type SolveOptions struct {
 // MiB holds the descriptors of 256 photos of 16384 features, more than a
 // retrieval neighbourhood.
 const DefaultDescriptorMemory = 512 << 20
+
+// DefaultImageMemory is CacheOptions.ImageMemory's default: 64 MiB holds
+// 42 photos of 1536 × 1024 pixels, so a small scene is decoded once.
+const DefaultImageMemory = 64 << 20
 
 // DefaultMaxFeatures caps the features per image, keeping those of
 // strongest response: it bounds a pair's matching cost. Twice COLMAP's

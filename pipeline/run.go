@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/imagefile"
 )
 
 // Run extracts the features of the images and runs Match on them.
@@ -19,6 +21,7 @@ func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
 		return nil, err
 	}
 	extract := time.Since(t0)
+	opts.grays = f.Grays
 	r, err := Match(ctx, f.Images, f.Sets, opts)
 	if err != nil {
 		return nil, err
@@ -39,6 +42,8 @@ type Extracted struct {
 	// Descriptors bounds the descriptors held in memory (nil without the
 	// feature cache).
 	Descriptors *features.DescriptorCache
+	// Grays holds the images decoded last (nil with ImageMemory negative).
+	Grays *imagefile.GrayCache
 }
 
 // Extract finds the features of the images (through the feature cache,
@@ -56,7 +61,7 @@ func Extract(ctx context.Context, images []Image, opts Options) (*Extracted, err
 	if err != nil {
 		return nil, err
 	}
-	return &Extracted{Images: kept, Sets: keptSets, Skipped: skipped, Stats: st, Descriptors: ex.Descriptors}, nil
+	return &Extracted{Images: kept, Sets: keptSets, Skipped: skipped, Stats: st, Descriptors: ex.Descriptors, Grays: ex.Grays}, nil
 }
 
 // newExtractor is the extractor of opts: its cache, its descriptor memory
@@ -69,6 +74,9 @@ func newExtractor(opts Options) *features.Extractor {
 			budget = DefaultDescriptorMemory
 		}
 		ex.Descriptors = features.NewDescriptorCache(budget)
+	}
+	if opts.Cache.ImageMemory >= 0 {
+		ex.Grays = imagefile.NewGrayCache(cmp.Or(opts.Cache.ImageMemory, DefaultImageMemory))
 	}
 	if opts.Progress != nil {
 		ex.Progress = func(done, total int, _ string) { opts.Progress.Update(StageExtract, done, total) }

@@ -47,7 +47,7 @@ func (r *Result) trackStages(ctx context.Context, opts Options) error {
 // files (when every image has one), the thresholds and the intrinsics;
 // their scratch folder is the feature cache's.
 func (r *Result) trackViews(opts Options) *tracks.Views {
-	v := &tracks.Views{Sets: r.Sets, MaxPixels: opts.Features.MaxPixels, Threshold: r.PixelThreshold, Scale: r.PixelScale,
+	v := &tracks.Views{Sets: r.Sets, MaxPixels: opts.Features.MaxPixels, Grays: opts.grays, Threshold: r.PixelThreshold, Scale: r.PixelScale,
 		Intrinsics: opts.Verification.Intrinsics, Workers: opts.Workers, Scratch: opts.Cache.Features, Progress: trackProgress(opts.Progress)}
 	v.Paths = make([]string, len(r.Images))
 	for i, im := range r.Images {

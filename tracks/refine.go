@@ -77,7 +77,7 @@ func Refine(ctx context.Context, v *Views, t Tracks, o RefineOptions) (Tracks, R
 	if o.Refiner != nil {
 		st, err = o.Refiner(ctx, RefineJob{Tracks: tracks, Images: images, MaxPixels: v.MaxPixels, Patch: o.Patch, Progress: v.progress(StageRefine)})
 	} else {
-		load := func(i int) (*refine.Image, error) { return LoadGray(images[i], v.MaxPixels) }
+		load := func(i int) (*refine.Image, error) { return LoadGray(images[i], v.MaxPixels, v.Grays) }
 		st, err = refine.TracksSpilled(ctx, v.Scratch, len(v.Sets), tracks, load, o.Patch, v.Workers, v.progress(StageRefine))
 	}
 	if err != nil {
@@ -105,14 +105,14 @@ func refineInput(t Tracks, groups [][]obsRef, off []int) [][]refine.Observation 
 	return tracks
 }
 
-// LoadGray reads f in grey for refinement, checking that it is the size
-// its features were found in.
-func LoadGray(f ImageFile, maxPixels int64) (*refine.Image, error) {
-	img, err := imagefile.Open(f.Path, maxPixels)
+// LoadGray reads f in grey for refinement (from grays when it holds the
+// image; grays may be nil), checking that it is the size its features were
+// found in.
+func LoadGray(f ImageFile, maxPixels int64, grays *imagefile.GrayCache) (*refine.Image, error) {
+	g, err := grays.OpenGray(f.Path, maxPixels)
 	if err != nil {
 		return nil, fmt.Errorf("refine: %w", err)
 	}
-	g := img.Gray()
 	if g.Rect.Dx() != f.Width || g.Rect.Dy() != f.Height {
 		return nil, fmt.Errorf("refine: %s is %d×%d, its features were found in %d×%d (did the file change?)",
 			f.Path, g.Rect.Dx(), g.Rect.Dy(), f.Width, f.Height)

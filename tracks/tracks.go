@@ -5,6 +5,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
@@ -18,6 +19,9 @@ type Views struct {
 	Paths []string
 	// MaxPixels bounds an image Refine decodes (imagefile.Open).
 	MaxPixels int64
+	// Grays, when set, holds images decoded before (by extraction, under
+	// MaxPixels), which Refine then need not decode again.
+	Grays *imagefile.GrayCache
 	// Threshold is the largest model error of a verified match, pixels
 	// at detection resolution; Scale holds, per image, the full-resolution
 	// pixels per detection pixel (nil: 1 for every image).

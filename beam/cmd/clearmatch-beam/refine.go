@@ -154,7 +154,7 @@ func startImage(ctx context.Context, dir, kind string, i int) (w imageWork, rele
 		return w, nil, err
 	}
 	if w.ids, w.frames, err = readFrames(refPath(dir, kind, i), kind == "obs"); err == nil {
-		w.im, err = tracks.LoadGray(w.setup.Images[i], w.setup.MaxPixels)
+		w.im, err = tracks.LoadGray(w.setup.Images[i], w.setup.MaxPixels, nil)
 	}
 	if err != nil {
 		release()
