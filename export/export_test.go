@@ -10,6 +10,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -491,5 +492,32 @@ func TestCheckOut(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(stale, stagePrefix+"old")); err != nil {
 		t.Errorf("CheckOut removed a stale stage: %v", err)
+	}
+}
+
+// TestFeaturesTextIsFmt: the features file's numbers are what fmt's %.4f
+// and %.6f print, for ordinary, negative, tiny and non-finite values.
+func TestFeaturesTextIsFmt(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	vals := []float32{0, -0.5, 1e-7, 3.14159265, 1023.99995, -1e9, inf, -inf, nan}
+	s := &features.Set{Image: "a.png"}
+	for k, v := range vals {
+		s.Keypoints = append(s.Keypoints, features.Keypoint{X: v, Y: -v, Size: vals[(k+3)%len(vals)], Angle: vals[(k+5)%len(vals)]})
+		for d := 0; d < features.DescSize; d++ {
+			s.Desc = append(s.Desc, float32((k*37+d*11)%256))
+		}
+	}
+	var want strings.Builder
+	fmt.Fprintf(&want, "%d %d\n", s.Len(), features.DescSize)
+	for i, k := range s.Keypoints {
+		fmt.Fprintf(&want, "%.4f %.4f %.4f %.6f", k.X+0.5, k.Y+0.5, k.Size/2, float64(k.Angle)*math.Pi/180)
+		for _, v := range s.Desc[i*features.DescSize : (i+1)*features.DescSize] {
+			fmt.Fprintf(&want, " %d", int(v))
+		}
+		want.WriteByte('\n')
+	}
+	got, err := featuresText(s)
+	if err != nil || string(got) != want.String() {
+		t.Errorf("features text differs from fmt's (%v):\n%s\nwant\n%s", err, got, want.String())
 	}
 }

@@ -3,6 +3,7 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
 // TracksFormatVersion is tracks.json's format_version (schema:
@@ -179,6 +181,32 @@ var spacedByte = func() (t [256]string) {
 	return t
 }()
 
+// featuresText is s in COLMAP's features file format: "N 128", then
+// "X Y SCALE ORIENTATION D1..D128" a keypoint (the numbers as fmt's %.4f
+// and %.6f print them).
+func featuresText(s *features.Set) ([]byte, error) {
+	desc, err := s.DescriptorBytes()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, s.Len()*(40+4*features.DescSize)+16)
+	b = fmt.Appendf(b, "%d %d\n", s.Len(), features.DescSize)
+	for i, k := range s.Keypoints {
+		b = strconv.AppendFloat(b, float64(k.X+0.5), 'f', 4, 32)
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, float64(k.Y+0.5), 'f', 4, 32)
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, float64(k.Size/2), 'f', 4, 32)
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, float64(k.Angle)*math.Pi/180, 'f', 6, 64)
+		for _, v := range desc[i*features.DescSize : (i+1)*features.DescSize] {
+			b = append(b, spacedByte[v]...)
+		}
+		b = append(b, '\n')
+	}
+	return b, nil
+}
+
 // WriteColmapText writes COLMAP's custom import formats into dir:
 // features/IMAGE.txt for `colmap feature_importer --import_path` ("N 128",
 // then "X Y SCALE ORIENTATION D1..D128" with descriptors in 0..255 and the
@@ -206,25 +234,16 @@ func WriteColmapText(dir string, sets []*features.Set, ms []Match) (left []strin
 	if err := os.MkdirAll(fdir, 0o755); err != nil {
 		return nil, err
 	}
-	for _, s := range sets {
-		desc, err := s.DescriptorBytes()
+	// One file per image, on every core: each is independent.
+	err = pool.ForEach(context.Background(), len(sets), 0, nil, func(i int) error {
+		b, err := featuresText(sets[i])
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var b bytes.Buffer
-		bw := bufio.NewWriter(&b)
-		fmt.Fprintf(bw, "%d %d\n", s.Len(), features.DescSize)
-		for i, k := range s.Keypoints {
-			fmt.Fprintf(bw, "%.4f %.4f %.4f %.6f", k.X+0.5, k.Y+0.5, k.Size/2, float64(k.Angle)*math.Pi/180)
-			for _, v := range desc[i*features.DescSize : (i+1)*features.DescSize] {
-				bw.WriteString(spacedByte[v])
-			}
-			bw.WriteByte('\n')
-		}
-		bw.Flush()
-		if err := WriteFileAtomic(filepath.Join(fdir, s.Image+".txt"), b.Bytes()); err != nil {
-			return nil, err
-		}
+		return WriteFileAtomic(filepath.Join(fdir, sets[i].Image+".txt"), b)
+	})
+	if err != nil {
+		return nil, err
 	}
 	var b bytes.Buffer
 	last := [2]int{-1, -1}
