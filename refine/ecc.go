@@ -68,7 +68,7 @@ func (w *patchWarp) sample(p *[6]float64) (norm float64, ok bool) {
 			if check && !im.inside(wx, wy) {
 				return 0, false
 			}
-			val, gx, gy := im.sample3(wx, wy)
+			val, gx, gy := im.sample(wx, wy)
 			w.iw[k] = val
 			j := [6]float64{gx * fu, gx * fv, gx, gy * fu, gy * fv, gy}
 			w.jac[k] = j
@@ -214,25 +214,57 @@ func (w *patchWarp) normalEquations() (H [6][6]float64, pi, pt [6]float64, corr 
 	return H, [6]float64{pi0, pi1, pi2, pi3, pi4, pi5}, [6]float64{pt0, pt1, pt2, pt3, pt4, pt5}, corr
 }
 
-// sample3 is Image.sample written out for the alignment's inner loop: the
-// same weights and sums in the same order, so the same values.
-func (im *Image) sample3(x, y float64) (v, gx, gy float64) {
-	x0, y0 := int(x), int(y)
-	if x0 >= im.Width-1 {
-		x0 = im.Width - 2
+func dot6(a, b [6]float64) float64 {
+	var s float64
+	for k := range a {
+		s += a[k] * b[k]
 	}
-	if y0 >= im.Height-1 {
-		y0 = im.Height - 2
+	return s
+}
+
+// chol6 is the Cholesky factor L (lower triangular, H = L Lᵀ) of a
+// symmetric positive definite 6×6 matrix.
+type chol6 [6][6]float64
+
+// cholesky6 factors H; false when H is not (numerically) positive
+// definite. Each Gauss-Newton step solves twice with the same H.
+func cholesky6(H [6][6]float64) (chol6, bool) {
+	var L chol6
+	for i := 0; i < 6; i++ {
+		for j := 0; j <= i; j++ {
+			s := H[i][j]
+			for k := 0; k < j; k++ {
+				s -= L[i][k] * L[j][k]
+			}
+			if i == j {
+				if !(s > 1e-12) {
+					return chol6{}, false
+				}
+				L[i][i] = math.Sqrt(s)
+			} else {
+				L[i][j] = s / L[j][j]
+			}
+		}
 	}
-	fx, fy := x-float64(x0), y-float64(y0)
-	i := y0*im.Width + x0
-	j := i + im.Width
-	w00, w01, w10, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
-	p, q := im.Pix[i:i+2], im.Pix[j:j+2]
-	v = w00*float64(p[0]) + w01*float64(p[1]) + w10*float64(q[0]) + w11*float64(q[1])
-	p, q = im.Gx[i:i+2], im.Gx[j:j+2]
-	gx = w00*float64(p[0]) + w01*float64(p[1]) + w10*float64(q[0]) + w11*float64(q[1])
-	p, q = im.Gy[i:i+2], im.Gy[j:j+2]
-	gy = w00*float64(p[0]) + w01*float64(p[1]) + w10*float64(q[0]) + w11*float64(q[1])
-	return v, gx, gy
+	return L, true
+}
+
+// solve returns x with L Lᵀ x = b.
+func (L *chol6) solve(b [6]float64) [6]float64 {
+	var y, x [6]float64
+	for i := 0; i < 6; i++ {
+		s := b[i]
+		for k := 0; k < i; k++ {
+			s -= L[i][k] * y[k]
+		}
+		y[i] = s / L[i][i]
+	}
+	for i := 5; i >= 0; i-- {
+		s := y[i]
+		for k := i + 1; k < 6; k++ {
+			s -= L[k][i] * x[k]
+		}
+		x[i] = s / L[i][i]
+	}
+	return x
 }

@@ -92,11 +92,15 @@ func (im *Image) sample(x, y float64) (v, gx, gy float64) {
 	}
 	fx, fy := x-float64(x0), y-float64(y0)
 	i := y0*im.Width + x0
+	j := i + im.Width
 	w00, w01, w10, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
-	lerp := func(p []float32) float64 {
-		return w00*float64(p[i]) + w01*float64(p[i+1]) + w10*float64(p[i+im.Width]) + w11*float64(p[i+im.Width+1])
-	}
-	return lerp(im.Pix), lerp(im.Gx), lerp(im.Gy)
+	p, q := im.Pix[i:i+2], im.Pix[j:j+2]
+	v = w00*float64(p[0]) + w01*float64(p[1]) + w10*float64(q[0]) + w11*float64(q[1])
+	p, q = im.Gx[i:i+2], im.Gx[j:j+2]
+	gx = w00*float64(p[0]) + w01*float64(p[1]) + w10*float64(q[0]) + w11*float64(q[1])
+	p, q = im.Gy[i:i+2], im.Gy[j:j+2]
+	gy = w00*float64(p[0]) + w01*float64(p[1]) + w10*float64(q[0]) + w11*float64(q[1])
+	return v, gx, gy
 }
 
 func (im *Image) inside(x, y float64) bool {
@@ -268,59 +272,4 @@ func (t *Template) Align(im *Image, f Frame, o Options) (x, y, cc float64, err e
 		return x, y, cc, ErrFar
 	}
 	return x, y, cc, nil
-}
-
-func dot6(a, b [6]float64) float64 {
-	var s float64
-	for k := range a {
-		s += a[k] * b[k]
-	}
-	return s
-}
-
-// chol6 is the Cholesky factor L (lower triangular, H = L Lᵀ) of a
-// symmetric positive definite 6×6 matrix.
-type chol6 [6][6]float64
-
-// cholesky6 factors H; false when H is not (numerically) positive
-// definite. Each Gauss-Newton step solves twice with the same H.
-func cholesky6(H [6][6]float64) (chol6, bool) {
-	var L chol6
-	for i := 0; i < 6; i++ {
-		for j := 0; j <= i; j++ {
-			s := H[i][j]
-			for k := 0; k < j; k++ {
-				s -= L[i][k] * L[j][k]
-			}
-			if i == j {
-				if !(s > 1e-12) {
-					return chol6{}, false
-				}
-				L[i][i] = math.Sqrt(s)
-			} else {
-				L[i][j] = s / L[j][j]
-			}
-		}
-	}
-	return L, true
-}
-
-// solve returns x with L Lᵀ x = b.
-func (L *chol6) solve(b [6]float64) [6]float64 {
-	var y, x [6]float64
-	for i := 0; i < 6; i++ {
-		s := b[i]
-		for k := 0; k < i; k++ {
-			s -= L[i][k] * y[k]
-		}
-		y[i] = s / L[i][i]
-	}
-	for i := 5; i >= 0; i-- {
-		s := y[i]
-		for k := i + 1; k < 6; k++ {
-			s -= L[k][i] * x[k]
-		}
-		x[i] = s / L[i][i]
-	}
-	return x
 }
