@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -438,6 +439,7 @@ func TestWriteTracksIsMarshalIndent(t *testing.T) {
 		{Images: []string{}, Tracks: []Track{}},
 		{Images: []string{"a<b>.png", "c&d"}, Tracks: []Track{{ID: 0, Observations: obs}}},
 		{Images: []string{"x"}, Tracks: []Track{{ID: 1, Observations: obs[:1]}, {ID: 2}, {ID: 3, Observations: []Observation{}}}},
+		randomTracks(rand.New(rand.NewSource(1)), 500),
 	} {
 		tc.FormatVersion = TracksFormatVersion // WriteTracks always writes the current one
 		want, err := json.MarshalIndent(tc, "", " ")
@@ -450,6 +452,56 @@ func TestWriteTracksIsMarshalIndent(t *testing.T) {
 		}
 		if b.String() != string(want)+"\n" {
 			t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+		}
+	}
+}
+
+// randomTracks are n tracks over oddly named images (JSON's escapes,
+// invalid UTF-8, names not in the list), with coordinates of every
+// magnitude encoding/json writes in either of its forms.
+func randomTracks(rng *rand.Rand, n int) *Tracks {
+	names := []string{"a.png", "sp ace\t\"q\"\\", "<&>", "\u2028\u2029é", "\xff\xfe.jpg", "\x00\x1f"}
+	t := &Tracks{Images: names[:4], Tracks: make([]Track, n)}
+	for k := range t.Tracks {
+		t.Tracks[k].ID = k*7 - 3
+		for range rng.Intn(5) {
+			x := []float64{0, math.Copysign(0, -1), 1e-6, 9.999e-7, 1e21, 9.99e20, -1e-300, 5e-324, math.MaxFloat64}
+			coord := func() float64 {
+				if rng.Intn(4) == 0 {
+					return x[rng.Intn(len(x))]
+				}
+				return (rng.Float64() - 0.3) * math.Pow(10, float64(rng.Intn(50)-25))
+			}
+			t.Tracks[k].Observations = append(t.Tracks[k].Observations, Observation{
+				Image: names[rng.Intn(len(names))], Keypoint: rng.Intn(1 << 20), X: coord(), Y: coord()})
+		}
+	}
+	return t
+}
+
+// TestWriteTracksRefusesNaN: tracks.json cannot hold a NaN or an infinity,
+// and the writer says so, as encoding/json did.
+func TestWriteTracksRefusesNaN(t *testing.T) {
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		tr := &Tracks{Images: []string{"a"}, Tracks: []Track{{Observations: []Observation{{Image: "a", X: 1, Y: v}}}}}
+		_, want := json.Marshal(tr)
+		err := WriteTracks(io.Discard, tr)
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("%v: got error %v, encoding/json's is %v", v, err, want)
+		}
+	}
+}
+
+func BenchmarkWriteTracks(b *testing.B) {
+	tr := randomTracks(rand.New(rand.NewSource(2)), 20000)
+	for _, tk := range tr.Tracks {
+		for k := range tk.Observations {
+			tk.Observations[k].X, tk.Observations[k].Y = 100+float64(k)*13.37, 700.25/float64(k+1)
+		}
+	}
+	for b.Loop() {
+		if err := WriteTracks(io.Discard, tr); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -45,17 +45,17 @@ func WriteTracks(w io.Writer, t *Tracks) error {
 		bw.WriteString("[]")
 	default:
 		bw.WriteString("[\n")
+		enc := newTrackEncoder(t.Images)
+		var js []byte
 		for k := range t.Tracks {
-			js, err := json.MarshalIndent(&t.Tracks[k], "  ", " ")
-			if err != nil {
+			js = append(js[:0], "  "...)
+			if js, err = enc.appendTrack(js, &t.Tracks[k]); err != nil {
 				return err
 			}
-			bw.WriteString("  ")
-			bw.Write(js)
 			if k < len(t.Tracks)-1 {
-				bw.WriteByte(',')
+				js = append(js, ',')
 			}
-			bw.WriteByte('\n')
+			bw.Write(append(js, '\n'))
 		}
 		bw.WriteString(" ]")
 	}
