@@ -86,6 +86,10 @@ func NewStrip(cfg StripConfig) (*Strip, error) {
 // Views is the number of views.
 func (s *Strip) Views() int { return len(s.toScene) }
 
+// ToStrip returns the homography from view k's pixels to the strip's
+// plane, the frame every view is rendered from.
+func (s *Strip) ToStrip(k int) Homography { return s.toScene[k] }
+
 // H returns the homography from view i to view j.
 func (s *Strip) H(i, j int) Homography {
 	inv, _ := s.toScene[j].Inverse()

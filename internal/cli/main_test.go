@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/internal/testenv"
 )
 
@@ -213,6 +214,38 @@ func TestSynthPhotos(t *testing.T) {
 	tp, err := os.ReadFile(filepath.Join(out, "true_pairs.txt"))
 	if err != nil || !strings.Contains(string(tp), "view00000.png view00001.png") || strings.Contains(string(tp), "view00000.png view00007.png") {
 		t.Fatalf("true pairs %q, %v", tp, err)
+	}
+	// views.txt: view k's pixels to the plane, so that H_j⁻¹·H_i is the
+	// strip's own homography from view i to view j.
+	vs, err := os.ReadFile(filepath.Join(out, "views.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(vs)), "\n")
+	if len(lines) != 9 || !strings.HasPrefix(lines[0], "# synth-photos -views 8") {
+		t.Fatalf("views.txt: %q", vs)
+	}
+	toStrip := make([]datasets.Homography, 8)
+	for k, line := range lines[1:] {
+		f := strings.Fields(line)
+		if len(f) != 10 || f[0] != fmt.Sprintf("view%05d.png", k) {
+			t.Fatalf("views.txt line %d: %q", k+2, line)
+		}
+		for c := range toStrip[k] {
+			if toStrip[k][c], err = strconv.ParseFloat(f[c+1], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	strip, err := datasets.NewStrip(datasets.StripConfig{Views: 8, Width: 96, Height: 72, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := toStrip[1].Inverse()
+	x, y, _ := inv.Mul(toStrip[0]).Apply(40, 30)
+	wx, wy, _ := strip.H(0, 1).Apply(40, 30)
+	if x != wx || y != wy {
+		t.Errorf("views.txt maps (40, 30) of view 0 to (%v, %v) in view 1, the strip to (%v, %v)", x, y, wx, wy)
 	}
 	for _, args := range [][]string{
 		{"synth-photos", "-views", "1", "-out", out + "2"},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/clearmatch/clearmatch/datasets"
@@ -21,7 +22,9 @@ Renders a long planar textured strip seen by N cameras moving along it
 selection and the pipeline at scale: DIR/images/ holds the PNG views and
 DIR/true_pairs.txt every pair of views that overlap by at least
 -min-overlap ("name_a name_b overlap", overlap the smaller of the two
-directions' shared fraction). Names are shuffled hex digests unless
+directions' shared fraction), and DIR/views.txt each view's homography
+from its pixels to the strip's plane ("name h11 h12 ... h33"), which
+scores a match or a track. Names are shuffled hex digests unless
 -ordered (then view00000.png, ... in path order). Rendering runs on all
 cores; scripts/scale-bench.sh runs match on the result and scores it.`
 
@@ -88,7 +91,17 @@ func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout,
 			}
 		}
 	}
-	if err := writeFiles(stage.Dir, map[string][]byte{"true_pairs.txt": []byte(tp.String())}); err != nil {
+	var vs strings.Builder
+	fmt.Fprintf(&vs, "# synth-photos -views %d -width %d -height %d -seed %d: each view's homography from its pixels to the strip's plane, row-major\n", *views, *width, *height, *seed)
+	for k, name := range names {
+		vs.WriteString(name)
+		for _, v := range strip.ToStrip(k) {
+			vs.WriteByte(' ')
+			vs.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		vs.WriteByte('\n')
+	}
+	if err := writeFiles(stage.Dir, map[string][]byte{"true_pairs.txt": []byte(tp.String()), "views.txt": []byte(vs.String())}); err != nil {
 		return err
 	}
 	if err := stage.Publish(); err != nil {
