@@ -70,17 +70,7 @@ func NewScene(cfg SceneConfig) (*Scene, error) {
 		sc := 0.9 + 0.25*rng.Float64()
 		cx := float64(tw)/2 + (rng.Float64()-0.5)*float64(cfg.Width)*0.15
 		cy := float64(th)/2 + (rng.Float64()-0.5)*float64(cfg.Height)*0.15
-		w, h := float64(cfg.Width), float64(cfg.Height)
-		src := [4][2]float64{{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}
-		var dst [4][2]float64
-		for c, p := range src {
-			x, y := (p[0]-w/2)*sc, (p[1]-h/2)*sc
-			dst[c] = [2]float64{
-				cx + x*math.Cos(ang) - y*math.Sin(ang) + (rng.Float64()-0.5)*2*cfg.Perspective,
-				cy + x*math.Sin(ang) + y*math.Cos(ang) + (rng.Float64()-0.5)*2*cfg.Perspective,
-			}
-		}
-		hk, err := homographyFrom(src, dst)
+		hk, err := placeView(rng, cfg.Width, cfg.Height, cx, cy, sc, ang, cfg.Perspective)
 		if err != nil {
 			return nil, err
 		}
@@ -160,6 +150,24 @@ func bilinear(t []float64, w, h int, x, y float64) float64 {
 	x1, y1 := min(x0+1, w-1), min(y0+1, h-1)
 	fx, fy := x-float64(x0), y-float64(y0)
 	return (1-fy)*((1-fx)*t[y0*w+x0]+fx*t[y0*w+x1]) + fy*((1-fx)*t[y1*w+x0]+fx*t[y1*w+x1])
+}
+
+// placeView is the homography from a w×h view's pixels to the scene's
+// plane that puts the view's corners on a rectangle scaled by sc, turned by
+// ang and centred at (cx, cy), each corner then moved at random by up to
+// perspective pixels along each axis.
+func placeView(rng *rand.Rand, width, height int, cx, cy, sc, ang, perspective float64) (Homography, error) {
+	w, h := float64(width), float64(height)
+	src := [4][2]float64{{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}
+	var dst [4][2]float64
+	for c, p := range src {
+		x, y := (p[0]-w/2)*sc, (p[1]-h/2)*sc
+		dst[c] = [2]float64{
+			cx + x*math.Cos(ang) - y*math.Sin(ang) + (rng.Float64()-0.5)*2*perspective,
+			cy + x*math.Sin(ang) + y*math.Cos(ang) + (rng.Float64()-0.5)*2*perspective,
+		}
+	}
+	return homographyFrom(src, dst)
 }
 
 // homographyFrom solves the homography mapping four points src to dst

@@ -57,22 +57,13 @@ func NewStrip(cfg StripConfig) (*Strip, error) {
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x57219))
 	s := &Strip{cfg: cfg}
-	w, h := float64(cfg.Width), float64(cfg.Height)
+	h := float64(cfg.Height)
 	for k := 0; k < cfg.Views; k++ {
 		ang := (rng.Float64() - 0.5) * 0.3
 		sc := 0.9 + 0.2*rng.Float64()
 		cx := float64(k)*cfg.Step + (rng.Float64()-0.5)*cfg.Step*0.3
 		cy := (rng.Float64() - 0.5) * h * 0.2
-		src := [4][2]float64{{0, 0}, {w - 1, 0}, {w - 1, h - 1}, {0, h - 1}}
-		var dst [4][2]float64
-		for c, p := range src {
-			x, y := (p[0]-w/2)*sc, (p[1]-h/2)*sc
-			dst[c] = [2]float64{
-				cx + x*math.Cos(ang) - y*math.Sin(ang) + (rng.Float64()-0.5)*2*cfg.Perspective,
-				cy + x*math.Sin(ang) + y*math.Cos(ang) + (rng.Float64()-0.5)*2*cfg.Perspective,
-			}
-		}
-		hk, err := homographyFrom(src, dst)
+		hk, err := placeView(rng, cfg.Width, cfg.Height, cx, cy, sc, ang, cfg.Perspective)
 		if err != nil {
 			return nil, err
 		}
