@@ -69,6 +69,9 @@ type Report struct {
 	SplitComponents  int                          `json:"split_components"`
 	CutAssociations  int                          `json:"cut_associations"`
 	Tracks           int                          `json:"tracks"`
+	// ForeignObservations are those CLEAR assigned to an item of another
+	// component of the association graph, taken out of their tracks.
+	ForeignObservations int `json:"foreign_observations"`
 	// CompletedObservations were added to CLEAR's tracks by completion.
 	CompletedObservations int `json:"completed_observations"`
 	// UnconfirmedObservations of those were taken out again by
@@ -129,7 +132,7 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
 		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: PairCacheHits{r.PairCacheHits[0], r.PairCacheHits[1]}, DescriptorLoads: r.DescriptorLoads,
+		Tracks: len(t.Tracks), ForeignObservations: r.Foreign, CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: PairCacheHits{r.PairCacheHits[0], r.PairCacheHits[1]}, DescriptorLoads: r.DescriptorLoads,
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),

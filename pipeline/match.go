@@ -328,6 +328,6 @@ func (r *Result) solve(ctx context.Context, opts Options) error {
 		return err
 	}
 	r.Timing.Solve = time.Since(t)
-	r.Item = r.Clear.Item
-	return nil
+	r.Item, r.Foreign, err = dropForeign(r.Problem, r.Clear.Item)
+	return err
 }

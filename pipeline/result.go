@@ -78,6 +78,10 @@ type Result struct {
 	// observations completion added.
 	Item      []int
 	Completed int
+	// Foreign counts the observations CLEAR assigned to an item of
+	// another component of the association graph, which the solve took
+	// out of their tracks (dropForeign).
+	Foreign int
 	// Unconfirmed counts the observations completion added that
 	// refinement took out again (their patch did not align with the
 	// track's reference); Completed still counts them.

@@ -11,7 +11,7 @@ import (
 // on the previous one's output, and records their results and times.
 func (r *Result) trackStages(ctx context.Context, opts Options) error {
 	v := r.trackViews(opts)
-	t := tracks.Tracks{Item: r.Clear.Item, Solved: r.Clear.Item, Keypoints: r.Sets, Pairs: r.Verified}
+	t := tracks.Tracks{Item: r.Item, Solved: r.Item, Keypoints: r.Sets, Pairs: r.Verified}
 	o := opts.Tracks
 	var err error
 	var refined tracks.RefineStats

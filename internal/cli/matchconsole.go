@@ -66,6 +66,9 @@ func printStageLines(w io.Writer, res *pipeline.Result, o *matchOptions) {
 	verified := !o.pipe.Verification.Off
 	fmt.Fprintf(w, "solve    CLEAR made the matches of %s keypoints consistent: %s scene points (those seen once included) from %s groups of matches (largest %s keypoints), %s\n",
 		count(len(c.Item)), count(c.UniverseSize), count(c.Components), count(c.LargestComponent), dur(t.Solve))
+	if res.Foreign > 0 {
+		fmt.Fprintf(w, "solve    %s keypoints left the track CLEAR gave them: it belongs to another group of matches (their group had more keypoints in an image than tracks)\n", count(res.Foreign))
+	}
 	if verified && !p.Complete.Off {
 		fmt.Fprintf(w, "complete %s keypoints joined a track where two of its epipolar lines cross, %s\n", count(res.Completed), dur(t.Complete))
 	}
