@@ -9,9 +9,9 @@ import "github.com/clearmatch/clearmatch/clear"
 // CLEAR gives every observation an item. When a component has more
 // observations in a view than it has items, the rest go to the view's
 // lowest free items, which belong to other components: nothing in the
-// input associates them with their new track-mates. On a long strip of
-// repeated texture such overflow gathered into tracks of over 200 views.
-// An item's home is the component holding most of its observations (on a
+// input associates them with their new track-mates, and on repeated
+// texture the overflow of many components gathers into false tracks
+// across many views. An item's home is the component holding most of its observations (on a
 // tie, its first observation's); observations of other components leave.
 func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
 	parts, _, err := p.Parts()

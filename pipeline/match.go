@@ -327,7 +327,7 @@ func (r *Result) solve(ctx context.Context, opts Options) error {
 	if r.Clear, err = solve(ctx, r.Problem, &co); err != nil {
 		return err
 	}
-	r.Timing.Solve = time.Since(t)
 	r.Item, r.Foreign, err = dropForeign(r.Problem, r.Clear.Item)
+	r.Timing.Solve = time.Since(t)
 	return err
 }

@@ -74,8 +74,8 @@ type Result struct {
 	// Clear is CLEAR's output.
 	Clear *clear.Result
 	// Item is the track of every observation after the track stages
-	// (Clear.Item when none changed it); Completed counts the
-	// observations completion added.
+	// (Clear.Item without Foreign when none changed it); Completed counts
+	// the observations completion added.
 	Item      []int
 	Completed int
 	// Foreign counts the observations CLEAR assigned to an item of
