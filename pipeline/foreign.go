@@ -1,6 +1,11 @@
 package pipeline
 
-import "github.com/clearmatch/clearmatch/clear"
+import (
+	"fmt"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/clear"
+)
 
 // dropForeign takes out of their items the observations CLEAR assigned to
 // an item of another component of the association graph, and returns the
@@ -14,18 +19,9 @@ import "github.com/clearmatch/clearmatch/clear"
 // across many views. An item's home is the component holding most of its observations (on a
 // tie, its first observation's); observations of other components leave.
 func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
-	parts, _, err := p.Parts()
+	comp, err := components(p, len(item))
 	if err != nil {
 		return nil, 0, err
-	}
-	comp := make([]int, len(item)) // part index, or −1−o for a singleton
-	for o := range comp {
-		comp[o] = -1 - o
-	}
-	for k, pt := range parts {
-		for _, o := range pt.Observations {
-			comp[o] = k
-		}
 	}
 	home := itemHomes(item, comp)
 	if len(home) == 0 {
@@ -43,24 +39,68 @@ func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
 	return out, dropped, nil
 }
 
+// components labels each of the l observations with its component of the
+// association graph: the lowest observation in it. Union–find over the
+// associations in place of clear's Parts, which copies every association
+// per part: this runs on every solve, and at a thousand photos the copy
+// cost more than a second and a gigabyte of allocation.
+func components(p *clear.Problem, l int) ([]int32, error) {
+	parent := make([]int32, l)
+	for o := range parent {
+		parent[o] = int32(o)
+	}
+	root := func(o int32) int32 {
+		for parent[o] != o {
+			parent[o] = parent[parent[o]]
+			o = parent[o]
+		}
+		return o
+	}
+	ends := make([]int, len(p.ViewSizes)) // one past each view's last observation
+	for v, n := range p.ViewSizes {
+		ends[v] = n
+		if v > 0 {
+			ends[v] += ends[v-1]
+		}
+	}
+	view := func(o int) int { return sort.SearchInts(ends, o+1) }
+	for k, a := range p.Associations {
+		if a.A < 0 || a.B < 0 || a.A >= l || a.B >= l {
+			return nil, fmt.Errorf("pipeline: association %d (%d, %d) is not between the %d observations", k, a.A, a.B, l)
+		}
+		if view(a.A) == view(a.B) {
+			continue // CLEAR drops it: nothing joins two keypoints of one image
+		}
+		ra, rb := root(int32(a.A)), root(int32(a.B))
+		if ra > rb {
+			ra, rb = rb, ra
+		}
+		parent[rb] = ra
+	}
+	for o := range parent {
+		parent[o] = root(int32(o))
+	}
+	return parent, nil
+}
+
 // itemHomes returns the home component (see dropForeign) of each item
 // whose observations lie in more than one component. Only those are
 // counted, so memory follows the items, not items × components.
-func itemHomes(item, comp []int) map[int]int {
+func itemHomes(item []int, comp []int32) map[int]int32 {
 	n := 0
 	for _, it := range item {
 		n = max(n, it+1)
 	}
-	first := make([]int, n) // the component of the item's first observation
+	first := make([]int32, n) // the component of the item's first observation
 	seen := make([]bool, n)
-	counts := map[int]map[int]int{} // mixed item → component → observations
+	counts := map[int]map[int32]int{} // mixed item → component → observations
 	for o, it := range item {
 		switch {
 		case it < 0:
 		case !seen[it]:
 			seen[it], first[it] = true, comp[o]
 		case comp[o] != first[it] && counts[it] == nil:
-			counts[it] = map[int]int{}
+			counts[it] = map[int32]int{}
 		}
 	}
 	for o, it := range item {
@@ -68,7 +108,7 @@ func itemHomes(item, comp []int) map[int]int {
 			counts[it][comp[o]]++
 		}
 	}
-	home := make(map[int]int, len(counts))
+	home := make(map[int]int32, len(counts))
 	for it, cs := range counts {
 		best := first[it]
 		for c, k := range cs {

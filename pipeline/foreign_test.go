@@ -49,6 +49,12 @@ func TestDropForeign(t *testing.T) {
 			t.Fatalf("two components of two: got %v (%d taken out)", out, n)
 		}
 	}
+	// An association inside one image joins nothing, as in CLEAR: 0 and 1
+	// stay apart, so 1 leaves 0's item.
+	r := &clear.Problem{ViewSizes: []int{2, 1}, Associations: []clear.Association{{A: 0, B: 1}, {A: 0, B: 2}}}
+	if out, n, _ := dropForeign(r, []int{0, 0, 0}); !slices.Equal(out, []int{0, -1, 0}) || n != 1 {
+		t.Errorf("an association inside one image: got %v (%d taken out)", out, n)
+	}
 	if _, _, err := dropForeign(&clear.Problem{ViewSizes: []int{1}, Associations: []clear.Association{{A: 0, B: 3}}}, []int{0}); err == nil {
 		t.Error("an association past the observations: no error")
 	}
