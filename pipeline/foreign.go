@@ -16,8 +16,9 @@ import (
 // lowest free items, which belong to other components: nothing in the
 // input associates them with their new track-mates, and on repeated
 // texture the overflow of many components gathers into false tracks
-// across many views. An item's home is the component holding most of its observations (on a
-// tie, its first observation's); observations of other components leave.
+// across many views. An item's home is the component holding most of its
+// observations (on a tie, its first observation's); observations of other
+// components leave.
 func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
 	comp, err := components(p, len(item))
 	if err != nil {
@@ -31,7 +32,7 @@ func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
 	dropped := 0
 	for o, it := range item {
 		out[o] = it
-		if h, ok := home[it]; ok && it >= 0 && comp[o] != h {
+		if h, ok := home[it]; ok && comp[o] != h {
 			out[o] = -1
 			dropped++
 		}
@@ -42,8 +43,7 @@ func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
 // components labels each of the l observations with its component of the
 // association graph: the lowest observation in it. Union–find over the
 // associations in place of clear's Parts, which copies every association
-// per part: this runs on every solve, and at a thousand photos the copy
-// cost more than a second and a gigabyte of allocation.
+// per part: this runs on every solve (BenchmarkDropForeign).
 func components(p *clear.Problem, l int) ([]int32, error) {
 	parent := make([]int32, l)
 	for o := range parent {
