@@ -130,6 +130,16 @@ const DefaultMaxFeatures = 16384
 // (docs/decisions.md, "Completion's inlier-ratio floor").
 const DefaultCompletionMinInlierRatio = 0.25
 
+// DefaultRetrievalK is retrieval's neighbours per image. Below 25 the
+// strip benchmark's tracks got more accurate and its matching cheaper with
+// every true pair kept; real scenes of up to 51 photos never reach
+// retrieval (docs/decisions.md, "Pair selection").
+const DefaultRetrievalK = 12
+
+// AutoExhaustiveMax is the most images PairsAuto matches exhaustively
+// (2K+1 when K is larger): up to it no pair is left to retrieval's choice.
+const AutoExhaustiveMax = 51
+
 // DefaultMaxDim is the largest image side features are detected at
 // (larger images are downscaled, as COLMAP's max_image_size does).
 const DefaultMaxDim = 3200
@@ -144,7 +154,7 @@ func DefaultOptions() Options {
 	o := Options{
 		Features: FeatureOptions{Options: features.Options{ContrastThreshold: 0.02, EdgeThreshold: 10,
 			MaxFeatures: DefaultMaxFeatures, MaxDim: DefaultMaxDim, MaxPixels: imagefile.DefaultMaxPixels}},
-		Pairs:    PairOptions{Mode: PairsAuto, K: 25, Overlap: 10, Rounds: 2, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio},
+		Pairs:    PairOptions{Mode: PairsAuto, K: DefaultRetrievalK, Overlap: 10, Rounds: 2, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio},
 		Matching: MatchOptions{Ratio: 0.8, RootSIFT: true},
 		Verification: VerifyOptions{VerifyOptions: pairwise.VerifyOptions{Threshold: pairwise.DefaultVerifyThreshold,
 			MinInliers: 15, GuidedRatio: 0.8, NoGuided: true, PlanarKeepsF: true}},

@@ -27,12 +27,12 @@ type PairOptions struct {
 	// the next Overlap and, quadratically, the images 2^k ahead),
 	// retrieval (each image with its K most similar images by VLAD on a
 	// vocabulary trained on the images themselves, then Rounds of
-	// transitive completion) or auto: exhaustive while it tries no more
-	// pairs than retrieval would (n ≤ 2K+1 images), retrieval above, with
-	// sequential pairs added when the names are one numbered sequence.
+	// transitive completion) or auto: exhaustive up to AutoExhaustiveMax
+	// images (2K+1 when that is more), retrieval above, with sequential
+	// pairs added when the names are one numbered sequence.
 	Mode string
-	// K is retrieval's neighbours per image (0: 25). Completion proposes
-	// at most K pairs per image per round.
+	// K is retrieval's neighbours per image (0: DefaultRetrievalK).
+	// Completion proposes at most K pairs per image per round.
 	K int
 	// MinRelative drops a retrieval or completion candidate of an image
 	// that is less similar than MinRelative times the image's most similar
@@ -72,7 +72,7 @@ func (o PairOptions) pairList(n int) ([][2]int, error) {
 
 func (o PairOptions) k() int {
 	if o.K == 0 {
-		return 25
+		return DefaultRetrievalK
 	}
 	return o.K
 }
@@ -112,7 +112,7 @@ func (o PairOptions) validate() error {
 // AutoMode is the mode auto resolves to for n images with the given names.
 func (o PairOptions) AutoMode(names []string) string {
 	n := len(names)
-	if n <= 2*o.k()+1 {
+	if n <= max(AutoExhaustiveMax, 2*o.k()+1) {
 		return PairsExhaustive
 	}
 	if retrieval.Numbered(names) {

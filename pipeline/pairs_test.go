@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -44,8 +45,7 @@ func TestPairSelection(t *testing.T) {
 		{name: "zero value is exhaustive", mode: PairsExhaustive, matched: 66, verified: 30, crossOK: true},
 		{name: "sequential", pairs: PairOptions{Mode: PairsSequential, Overlap: 2}, mode: PairsSequential, matched: 33, crossOK: true, wantSrcs: []string{PairsSequential}},
 		{name: "retrieval", pairs: PairOptions{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval}, mode: PairsRetrieval, verified: 30, wantSrcs: []string{PairsRetrieval, SourceCompletion}},
-		{name: "auto above 2k+1", pairs: PairOptions{Mode: PairsAuto, K: 5, Rounds: 2, Retrieval: testRetrieval}, mode: PairsRetrieval, verified: 30},
-		{name: "auto at 2k+1", pairs: PairOptions{Mode: PairsAuto, K: 6}, mode: PairsExhaustive, matched: 66, crossOK: true},
+		{name: "auto below AutoExhaustiveMax", pairs: PairOptions{Mode: PairsAuto, K: 5}, mode: PairsExhaustive, matched: 66, crossOK: true},
 		{name: "given", given: [][2]int{{3, 0}, {0, 7}}, mode: PairsGiven, matched: 2, crossOK: true, wantSrcs: []string{PairsGiven}},
 		{name: "bad mode", pairs: PairOptions{Mode: "all"}, wantError: true},
 		{name: "bad floor", pairs: PairOptions{MinRelative: 1}, wantError: true},
@@ -98,6 +98,45 @@ func TestPairSelection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAutoMode: auto matches every pair up to AutoExhaustiveMax images
+// or 2K+1, whichever is more, and retrieval above, with sequential pairs
+// for one numbered sequence.
+func TestAutoMode(t *testing.T) {
+	names := func(n int, format string) []string {
+		out := make([]string, n)
+		for k := range out {
+			out[k] = fmt.Sprintf(format, (k*7919)%n) // shuffled, not numbered in order
+		}
+		return out
+	}
+	numbered := func(n int) []string {
+		out := make([]string, n)
+		for k := range out {
+			out[k] = fmt.Sprintf("IMG_%04d.jpg", k)
+		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		k     int
+		names []string
+		want  string
+	}{
+		{"default k, at the limit", 0, names(AutoExhaustiveMax, "v%d.png"), PairsExhaustive},
+		{"default k, above", 0, names(AutoExhaustiveMax+1, "v%d.png"), PairsRetrieval},
+		{"small k keeps the limit", 3, names(AutoExhaustiveMax, "v%d.png"), PairsExhaustive},
+		{"large k, at 2k+1", 40, names(81, "v%d.png"), PairsExhaustive},
+		{"large k, above 2k+1", 40, names(82, "v%d.png"), PairsRetrieval},
+		{"numbered, above", 0, numbered(AutoExhaustiveMax + 1), PairsRetrieval + "+" + PairsSequential},
+		{"numbered, at the limit", 0, numbered(AutoExhaustiveMax), PairsExhaustive},
+	}
+	for _, c := range cases {
+		if got := (PairOptions{Mode: PairsAuto, K: c.k}).AutoMode(c.names); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"strconv"
 
@@ -65,7 +66,7 @@ func addCacheFlags(fs *flag.FlagSet, c *cacheFlags) {
 
 func addPairFlags(fs *flag.FlagSet, o *pipeline.PairOptions, pairsArg *string) {
 	*pairsArg = o.Mode
-	fs.StringVar(pairsArg, "pairs", *pairsArg, "pairs to match: auto (exhaustive up to 2k+1 images, retrieval above, plus sequential for numbered names), exhaustive, sequential, retrieval, or a file listing \"name_a name_b\" per line (write ./auto for a file of that name)")
+	fs.StringVar(pairsArg, "pairs", *pairsArg, fmt.Sprintf("pairs to match: auto (exhaustive up to %d images, or 2k+1 when more; retrieval above, plus sequential for numbered names), exhaustive, sequential, retrieval, or a file listing \"name_a name_b\" per line (write ./auto for a file of that name)", pipeline.AutoExhaustiveMax))
 	fs.IntVar(&o.K, "retrieval-k", o.K, "retrieval: match each image with its k most similar images")
 	fs.IntVar(&o.Overlap, "sequential-overlap", o.Overlap, "sequential: match each image with the next n (and quadratically farther)")
 	fs.IntVar(&o.Rounds, "completion-rounds", o.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C)")
