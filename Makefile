@@ -34,9 +34,12 @@ build-beam: setup
 # 20-minute timeout leaves room for a cold build cache (the cgo build of
 # gocv) on a slow machine; docs/benchmarks.md has the suite's time.
 TESTFLAGS ?= -count=1 -timeout 20m
+# The cgo run below skips PURE's packages that never reach OpenCV: they
+# behave the same without cgo and test-pure tests them once
+# (scripts/cgo-test-packages.sh).
 test: setup-test
 	$(GO) vet ./...
-	$(GO) test $(TESTFLAGS) ./...
+	pkgs=$$(GO=$(GO) scripts/cgo-test-packages.sh $(PURE)) && $(GO) test $(TESTFLAGS) $$pkgs
 	$(GO) test $(TESTFLAGS) -tags matprofile ./features/...
 	$(MAKE) --no-print-directory test-pure
 	$(MAKE) --no-print-directory test-beam
