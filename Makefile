@@ -36,13 +36,13 @@ build-beam: setup
 TESTFLAGS ?= -count=1 -timeout 20m
 # The cgo run below skips PURE's packages that never reach OpenCV: they
 # behave the same without cgo and test-pure tests them once
-# (scripts/cgo-test-packages.sh). test-pure and test-beam run side by side,
-# after the cgo run has built gocv for both (each target's output whole).
+# (scripts/cgo-test-packages.sh).
 test: setup-test
 	$(GO) vet ./...
 	pkgs=$$(GO=$(GO) scripts/cgo-test-packages.sh $(PURE)) && $(GO) test $(TESTFLAGS) $$pkgs
 	$(GO) test $(TESTFLAGS) -tags matprofile ./features/...
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-pure test-beam
+	$(MAKE) --no-print-directory test-pure
+	$(MAKE) --no-print-directory test-beam
 
 # test-beam: the Beam module's vet and tests (clearmatch-beam on Prism
 # writes match's tracks.json byte for byte).
