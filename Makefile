@@ -36,11 +36,14 @@ build-beam: setup
 TESTFLAGS ?= -count=1 -timeout 20m
 # The cgo run below skips PURE's packages that never reach OpenCV: they
 # behave the same without cgo and test-pure tests them once
-# (scripts/cgo-test-packages.sh).
+# (scripts/cgo-test-packages.sh). Every build of the suite, the binaries
+# the tests build and the Beam module's included, takes gocv's MatProfile
+# variant, so that gocv's cgo build happens once; package features' tests
+# then fail if a Mat is left open (features/matprofile_test.go).
+test: export GOFLAGS := $(GOFLAGS) -tags=matprofile
 test: setup-test
 	$(GO) vet ./...
 	pkgs=$$(GO=$(GO) scripts/cgo-test-packages.sh $(PURE)) && $(GO) test $(TESTFLAGS) $$pkgs
-	$(GO) test $(TESTFLAGS) -tags matprofile ./features/...
 	$(MAKE) --no-print-directory test-pure
 	$(MAKE) --no-print-directory test-beam
 
@@ -52,8 +55,7 @@ test-beam:
 # test-pure: the cgo-free binary builds, and the packages that must stay free of
 # cgo (clear, eval, datasets, pairwise, calib, export, pipeline, imagefile, retrieval, refine, geom, tracks, colmap, localmap, fusion, benchmark,
 # multiway, compare) build and pass with
-# CGO_ENABLED=0. The
-# matprofile run above fails if any gocv Mat is left open.
+# CGO_ENABLED=0.
 PURE := $(patsubst %,./%/...,$(wildcard clear eval datasets pairwise calib export pipeline imagefile retrieval refine multiway compare geom tracks colmap localmap fusion benchmark))
 test-pure:
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/clearmatch
