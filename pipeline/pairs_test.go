@@ -105,10 +105,10 @@ func TestPairSelection(t *testing.T) {
 // or 2K+1, whichever is more, and retrieval above, with sequential pairs
 // for one numbered sequence.
 func TestAutoMode(t *testing.T) {
-	names := func(n int, format string) []string {
+	names := func(n int) []string {
 		out := make([]string, n)
 		for k := range out {
-			out[k] = fmt.Sprintf(format, (k*7919)%n) // shuffled, not numbered in order
+			out[k] = fmt.Sprintf("v%d.png", (k*7919)%n) // shuffled, not numbered in order
 		}
 		return out
 	}
@@ -125,11 +125,11 @@ func TestAutoMode(t *testing.T) {
 		names []string
 		want  string
 	}{
-		{"default k, at the limit", 0, names(AutoExhaustiveMax, "v%d.png"), PairsExhaustive},
-		{"default k, above", 0, names(AutoExhaustiveMax+1, "v%d.png"), PairsRetrieval},
-		{"small k keeps the limit", 3, names(AutoExhaustiveMax, "v%d.png"), PairsExhaustive},
-		{"large k, at 2k+1", 40, names(81, "v%d.png"), PairsExhaustive},
-		{"large k, above 2k+1", 40, names(82, "v%d.png"), PairsRetrieval},
+		{"default k, at the limit", 0, names(AutoExhaustiveMax), PairsExhaustive},
+		{"default k, above", 0, names(AutoExhaustiveMax + 1), PairsRetrieval},
+		{"small k keeps the limit", 3, names(AutoExhaustiveMax), PairsExhaustive},
+		{"large k, at 2k+1", 40, names(81), PairsExhaustive},
+		{"large k, above 2k+1", 40, names(82), PairsRetrieval},
 		{"numbered, above", 0, numbered(AutoExhaustiveMax + 1), PairsRetrieval + "+" + PairsSequential},
 		{"numbered, at the limit", 0, numbered(AutoExhaustiveMax), PairsExhaustive},
 	}
