@@ -260,12 +260,33 @@ func (r *Result) completionPairs(sel *selection, plan *PairPlan, tried map[[2]in
 	if err != nil {
 		return nil, err
 	}
+	sel.considered[SourceCompletion] += len(batch)
+	batch = r.chained(batch, tried, opts.Pairs.CompletionMinChains)
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {
 		sel.source[k] = SourceCompletion
 	}
-	sel.considered[SourceCompletion] += len(batch)
 	return batch, nil
+}
+
+// chained keeps the pairs of batch with at least min chains
+// (ChainSupport) and marks the others tried, so that a later round
+// proposes other pairs in their place, as it does after a pair that
+// failed verification. min 0 keeps every pair.
+func (r *Result) chained(batch [][2]int, tried map[[2]int]bool, min int) [][2]int {
+	if min <= 0 || len(batch) == 0 {
+		return batch
+	}
+	support := ChainSupport(r.Verified, batch)
+	var kept [][2]int
+	for k, p := range batch {
+		if support[k] >= min {
+			kept = append(kept, p)
+		} else {
+			tried[p] = true
+		}
+	}
+	return kept
 }
 
 // transitiveEvidence is the verified pairs whose inliers are at least

@@ -130,6 +130,12 @@ const DefaultMaxFeatures = 16384
 // (docs/decisions.md, "Completion's inlier-ratio floor").
 const DefaultCompletionMinInlierRatio = 0.25
 
+// DefaultCompletionMinChains is PairOptions.CompletionMinChains' default:
+// verification's fewest inliers. Pairs that completion verifies have
+// several times more chains; most that fail have none (docs/decisions.md,
+// "Completion's chain test").
+const DefaultCompletionMinChains = 15
+
 // DefaultRetrievalK is retrieval's neighbours per image. Below 25 the
 // strip benchmark's tracks got more accurate and its matching cheaper with
 // every true pair kept; real scenes of up to 51 photos never reach
@@ -154,7 +160,8 @@ func DefaultOptions() Options {
 	o := Options{
 		Features: FeatureOptions{Options: features.Options{ContrastThreshold: 0.02, EdgeThreshold: 10,
 			MaxFeatures: DefaultMaxFeatures, MaxDim: DefaultMaxDim, MaxPixels: imagefile.DefaultMaxPixels}},
-		Pairs:    PairOptions{Mode: PairsAuto, K: DefaultRetrievalK, Overlap: 10, Rounds: 2, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio},
+		Pairs: PairOptions{Mode: PairsAuto, K: DefaultRetrievalK, Overlap: 10, Rounds: 2, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio,
+			CompletionMinChains: DefaultCompletionMinChains},
 		Matching: MatchOptions{Ratio: 0.8, RootSIFT: true},
 		Verification: VerifyOptions{VerifyOptions: pairwise.VerifyOptions{Threshold: pairwise.DefaultVerifyThreshold,
 			MinInliers: 15, GuidedRatio: 0.8, NoGuided: true, PlanarKeepsF: true}},

@@ -55,6 +55,12 @@ type PairOptions struct {
 	// propose more of themselves each round. 0: no floor beyond
 	// verification's.
 	CompletionMinInlierRatio float64
+	// CompletionMinChains is completion's cheap test before matching: a
+	// pair it proposes is matched only when the verified matches chain at
+	// least this many of its feature pairs through a third image (fa–fb
+	// verified in A–B and fb–fc in B–C). A pair that fails is not matched
+	// and counts as tried. 0: every proposed pair is matched.
+	CompletionMinChains int
 	// Retrieval configures the vocabulary and codes.
 	Retrieval retrieval.Options
 	// List, when set, is the pairs to match (image indices), overriding
@@ -103,8 +109,9 @@ func (o PairOptions) validate() error {
 	if !(o.MinRelative >= 0 && o.MinRelative < 1) {
 		return fmt.Errorf("pipeline: relative similarity floor %v is not in [0, 1)", o.MinRelative)
 	}
-	if o.K < 0 || o.Overlap < 0 || o.Rounds < 0 || o.Window < 0 {
-		return fmt.Errorf("pipeline: negative pair selection option (k %d, overlap %d, rounds %d)", o.K, o.Overlap, o.Rounds)
+	if o.K < 0 || o.Overlap < 0 || o.Rounds < 0 || o.Window < 0 || o.CompletionMinChains < 0 {
+		return fmt.Errorf("pipeline: negative pair selection option (k %d, overlap %d, rounds %d, window %d, completion's chains %d)",
+			o.K, o.Overlap, o.Rounds, o.Window, o.CompletionMinChains)
 	}
 	return nil
 }

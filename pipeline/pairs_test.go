@@ -39,6 +39,7 @@ func TestPairSelection(t *testing.T) {
 		verified  int
 		crossOK   bool
 		wantSrcs  []string
+		unmatched string // a source whose pairs are proposed and none matched
 		wantError bool
 	}{
 		{name: "exhaustive", pairs: PairOptions{Mode: PairsExhaustive}, mode: PairsExhaustive, matched: 66, verified: 30, crossOK: true, wantSrcs: []string{PairsExhaustive}},
@@ -50,6 +51,11 @@ func TestPairSelection(t *testing.T) {
 		{name: "bad mode", pairs: PairOptions{Mode: "all"}, wantError: true},
 		{name: "bad floor", pairs: PairOptions{MinRelative: 1}, wantError: true},
 		{name: "bad completion floor", pairs: PairOptions{CompletionMinInlierRatio: 1.5}, wantError: true},
+		{name: "negative chain test", pairs: PairOptions{CompletionMinChains: -1}, wantError: true},
+		// Every pair completion proposes has fewer chains than this: it is
+		// proposed, and not matched.
+		{name: "chain test", pairs: PairOptions{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinChains: 1 << 20},
+			mode: PairsRetrieval, wantSrcs: []string{PairsRetrieval, SourceCompletion}, unmatched: SourceCompletion},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,6 +102,9 @@ func TestPairSelection(t *testing.T) {
 				if r.PairsConsidered[s] == 0 {
 					t.Errorf("source %s proposed nothing: %v", s, r.PairsConsidered)
 				}
+			}
+			if c.unmatched != "" && slices.Contains(r.PairSources, c.unmatched) {
+				t.Errorf("pairs from %s were matched", c.unmatched)
 			}
 		})
 	}

@@ -162,6 +162,7 @@ func TestMatchBadFolder(t *testing.T) {
 		{[]string{"match", dir, "-out", out, "-pairs", "retreival"}, `-pairs "retreival": not auto, exhaustive, sequential, retrieval, nor a file`},
 		{[]string{"match", dir, "-out", out, "-retrieval-k", "0"}, "-retrieval-k 0"},
 		{[]string{"match", dir, "-out", out, "-completion-rounds", "-1"}, "-completion-rounds -1"},
+		{[]string{"match", dir, "-out", out, "-completion-min-chains", "-1"}, "-completion-min-chains -1: want 0"},
 		{[]string{"match", dir, "-out", out, "-descriptor-memory", "-1"}, "-descriptor-memory -1: want 0"},
 		{[]string{"match", dir, "-out", out, "-min-inlier-ratio", "1.5"}, "-min-inlier-ratio 1.5: want a number in [0, 1]"},
 		{[]string{"match", dir, "-out", out, "-complete-angle", "90"}, "-complete-angle 90: want degrees in (0, 90)"},

@@ -80,6 +80,8 @@ func (o *matchOptions) checkMatching() error {
 		return usagef("-min-inlier-ratio %v: want a number in [0, 1]", p.Verification.MinInlierRatio)
 	case !(p.Pairs.CompletionMinInlierRatio >= 0 && p.Pairs.CompletionMinInlierRatio <= 1):
 		return usagef("-completion-min-inlier-ratio %v: want a number in [0, 1]", p.Pairs.CompletionMinInlierRatio)
+	case p.Pairs.CompletionMinChains < 0:
+		return usagef("-completion-min-chains %d: want 0 (match every pair completion proposes) or more", p.Pairs.CompletionMinChains)
 	case o.solve.minTrack < 2:
 		return usagef("-min-track %d: want at least 2", o.solve.minTrack)
 	}
