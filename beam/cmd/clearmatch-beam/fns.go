@@ -55,7 +55,8 @@ func init() {
 	register.DoFn3x1[context.Context, int, func(rowNeighbors), error](&rankFn{})
 	register.DoFn4x1[context.Context, int, func(*rowNeighbors) bool, func(pairBatch), error](&selectFn{})
 	register.DoFn4x1[context.Context, pairBatch, func(pairResult), func(edgeFile), error](&pairFn{})
-	register.DoFn4x1[context.Context, int, func(*pairResult) bool, func(pairBatch), error](&completeFn{})
+	register.DoFn4x1[context.Context, int, func(*pairResult) bool, func(chainBatch), error](&completeFn{})
+	register.DoFn4x1[context.Context, chainBatch, func(pairBatch), func(pairResult), error](&chainFn{})
 	// CLEAR's steps see few elements (groups, images, buckets, shards), so
 	// they run through Beam's reflection: register's generic invokers
 	// for them would cost the compiler far more than they save.
@@ -70,6 +71,7 @@ func init() {
 	beam.RegisterFunction(drainFn)
 	register.Emitter1[int]()
 	register.Emitter1[pairBatch]()
+	register.Emitter1[chainBatch]()
 	register.Emitter1[pairResult]()
 	register.Emitter1[codeBatch]()
 	register.Emitter1[rowNeighbors]()
@@ -260,21 +262,39 @@ const imagesPerGroup = 8
 // images each (a run of one pair when its two images are more).
 func pairGroups(pairs [][2]int, max int) [][][2]int {
 	var groups [][][2]int
-	var cur [][2]int
+	for _, g := range imageGroups(len(pairs), func(k int) []int { return pairs[k][:] }, max) {
+		run := make([][2]int, len(g))
+		for k, i := range g {
+			run[k] = pairs[i]
+		}
+		groups = append(groups, run)
+	}
+	return groups
+}
+
+// imageGroups splits items 0..n-1, in order, into runs that read at most
+// max images each (a run of one item when its own are more); images(i)
+// lists item i's images.
+func imageGroups(n int, images func(i int) []int, max int) [][]int {
+	var groups [][]int
+	var cur []int
 	seen := map[int]bool{}
-	for _, p := range pairs {
-		grow := 0
-		for _, i := range p {
-			if !seen[i] {
-				grow++
+	for i := range n {
+		ims := images(i)
+		fresh := map[int]bool{}
+		for _, im := range ims {
+			if !seen[im] {
+				fresh[im] = true
 			}
 		}
-		if len(cur) > 0 && len(seen)+grow > max {
+		if len(cur) > 0 && len(seen)+len(fresh) > max {
 			groups = append(groups, cur)
 			cur, seen = nil, map[int]bool{}
 		}
-		cur = append(cur, p)
-		seen[p[0]], seen[p[1]] = true, true
+		cur = append(cur, i)
+		for _, im := range ims {
+			seen[im] = true
+		}
 	}
 	if len(cur) > 0 {
 		groups = append(groups, cur)
@@ -334,7 +354,7 @@ type completeFn struct {
 	Round, Batch int
 }
 
-func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pairResult) bool, emit func(pairBatch)) error {
+func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pairResult) bool, emit func(chainBatch)) error {
 	if err := f.readPlan(); err != nil {
 		return err
 	}
@@ -367,6 +387,10 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 		held += codes.bytes()
 	}
 	recordBundle(ctx, "completion", held)
-	emitBatches(f.Round, next, f.Batch, emit)
+	hubs := hubsOf(next, all)
+	for lo := 0; lo < len(next); lo += f.Batch {
+		hi := min(lo+f.Batch, len(next))
+		emit(chainBatch{Round: f.Round, Pairs: next[lo:hi:hi], Hubs: hubs[lo:hi:hi]})
+	}
 	return nil
 }

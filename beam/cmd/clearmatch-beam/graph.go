@@ -49,9 +49,10 @@ func build(args []string, images, rounds int, dir string) *beam.Pipeline {
 	edgeFiles := []beam.PCollection{edges}
 	for r := 1; r <= rounds; r++ {
 		sr := s.Scope(fmt.Sprintf("completion%d", r))
-		next := beam.ParDo(sr, &completeFn{job: j, Round: r, Batch: pairsPerBatch}, beam.GroupByKey(sr, beam.AddFixedKey(sr, all)))
+		proposed := beam.ParDo(sr, &completeFn{job: j, Round: r, Batch: pairsPerBatch}, beam.GroupByKey(sr, beam.AddFixedKey(sr, all)))
+		next, untried := beam.ParDo2(sr, &chainFn{job: j}, beam.Reshuffle(sr, proposed))
 		results, edges := beam.ParDo2(sr, &pairFn{job: j}, beam.Reshuffle(sr, next))
-		all = beam.Flatten(sr, all, results)
+		all = beam.Flatten(sr, all, untried, results)
 		edgeFiles = append(edgeFiles, edges)
 	}
 	solveInParts(s.Scope("solve"), j, beam.Flatten(s, edgeFiles...), images)

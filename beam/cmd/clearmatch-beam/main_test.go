@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +50,9 @@ func TestSameTracksAsMatch(t *testing.T) {
 	}{
 		{"castle, exhaustive", []string{castle, "-max-dim", "640"}},
 		{"strip, retrieval and completion", []string{filepath.Join(strip, "images"), "-pairs", "retrieval", "-retrieval-k", "4"}},
+		// A chain test that 2 of completion's 15 pairs fail: the workers
+		// must reject the same pairs as the assembly, or it misses the cache.
+		{"strip, completion's chain test", []string{filepath.Join(strip, "images"), "-pairs", "retrieval", "-retrieval-k", "4", "-completion-min-chains", "100"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,6 +83,11 @@ func TestSameTracksAsMatch(t *testing.T) {
 			if n := len(rep.Pairs); n == 0 || rep.Hits.Matches != n || rep.Hits.Verifications != n {
 				t.Errorf("the final assembly found %+v of %d pairs in the cache, want every one", rep.Hits, n)
 			}
+			// The workers match the assembly's pairs, no more: their
+			// completion rounds propose and reject what match's do.
+			if m := regexp.MustCompile(`beam: .* ([0-9]+) pairs matched`).FindStringSubmatch(stderr.String()); m == nil || m[1] != strconv.Itoa(len(rep.Pairs)) {
+				t.Errorf("the workers matched other pairs than the assembly's %d (%q)", len(rep.Pairs), m)
+			}
 			if c.args[1] == "-pairs" && rep.Selection.Sources["completion"].Matched == 0 {
 				t.Errorf("no completion round ran: %+v", rep.Selection)
 			}
@@ -99,7 +108,7 @@ func TestSameTracksAsMatch(t *testing.T) {
 			solve := `components [0-9.]+ [KM]iB, parts [0-9.]+ [KM]iB, cut [0-9.]+ [KM]iB, costs [0-9.]+ [KM]iB, assign [0-9.]+ [KM]iB`
 			stages := `extract [0-9.]+ [KM]iB, plan [^,]+, pairs [^,]+, (completion [^,]+, )?` + solve
 			if c.args[1] == "-pairs" {
-				stages = `extract [0-9.]+ [KM]iB, plan [^,]+, codes [0-9.]+ [KM]iB, rank [0-9.]+ [KM]iB, select [0-9.]+ (B|KiB), pairs [^,]+, completion [^,]+, ` + solve
+				stages = `extract [0-9.]+ [KM]iB, plan [^,]+, codes [0-9.]+ [KM]iB, rank [0-9.]+ [KM]iB, select [0-9.]+ (B|KiB), pairs [^,]+, completion [^,]+, chains [^,]+, ` + solve
 			}
 			state := regexp.MustCompile(`largest bundle state ([0-9.]+ [KMG]iB) \((plan|pairs); per stage: ` + stages + `\), ([0-9.]+ (B|KiB|MiB)) between transforms`)
 			if m := state.FindStringSubmatch(stderr.String()); m == nil {

@@ -27,7 +27,7 @@ import (
 var bundleBytes = map[string]beam.Distribution{}
 
 // stages are the pipeline's stages, in order.
-var stages = []string{"extract", "plan", "codes", "rank", "select", "pairs", "completion", "components", "parts", "cut", "costs", "assign", "templates", "align"}
+var stages = []string{"extract", "plan", "codes", "rank", "select", "pairs", "completion", "chains", "components", "parts", "cut", "costs", "assign", "templates", "align"}
 
 func init() {
 	for _, s := range stages {
