@@ -79,13 +79,7 @@ func (f *chainFn) support(ctx context.Context, b chainBatch, g []int, o pipeline
 			}
 		}
 	}
-	slices.Sort(ims)
-	ims = slices.Compact(ims)
-	local := make(map[int]int, len(ims))
-	for k, i := range ims {
-		local[i] = k
-	}
-	sets, err := processSets.get(ctx, f.plan.Images, ims, o)
+	ims, local, sets, err := f.localSets(ctx, ims, o)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -95,12 +89,7 @@ func (f *chainFn) support(ctx context.Context, b chainBatch, g []int, o pipeline
 			continue
 		}
 		slices.SortFunc(ps, comparePairs)
-		ps = slices.Compact(ps)
-		lp := make([][2]int, len(ps))
-		for k, p := range ps {
-			lp[k] = [2]int{local[p[0]], local[p[1]]}
-		}
-		got, err := pipeline.VerifyPairs(ctx, sets, lp, round > 0, o)
+		got, err := pipeline.VerifyPairs(ctx, sets, localPairs(slices.Compact(ps), local), round > 0, o)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -310,20 +310,11 @@ func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion boo
 	for _, p := range pairs {
 		ims = append(ims, p[0], p[1])
 	}
-	slices.Sort(ims)
-	ims = slices.Compact(ims)
-	local := make(map[int]int, len(ims))
-	for k, i := range ims {
-		local[i] = k
-	}
-	sets, err := processSets.get(ctx, f.plan.Images, ims, o)
+	ims, local, sets, err := f.localSets(ctx, ims, o)
 	if err != nil {
 		return 0, err
 	}
-	lp := make([][2]int, len(pairs))
-	for k, p := range pairs {
-		lp[k] = [2]int{local[p[0]], local[p[1]]}
-	}
+	lp := localPairs(pairs, local)
 	vs, err := pipeline.VerifyPairs(ctx, sets, lp, completion, o)
 	if err != nil {
 		return 0, err
@@ -340,6 +331,28 @@ func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion boo
 	}
 	*es = append(*es, pairEdges(vs, ims, f.plan.offsets())...)
 	return setsBytes(sets) + verifiedBytes(vs), nil
+}
+
+// localSets reads the sets of images ims (in any order, repeated or not)
+// through this process's set cache: it returns the images, increasing,
+// each one's index among them, and their sets in that order.
+func (j *job) localSets(ctx context.Context, ims []int, o pipeline.Options) ([]int, map[int]int, []*features.Set, error) {
+	ims = slices.Compact(slices.Sorted(slices.Values(ims)))
+	local := make(map[int]int, len(ims))
+	for k, i := range ims {
+		local[i] = k
+	}
+	sets, err := processSets.get(ctx, j.plan.Images, ims, o)
+	return ims, local, sets, err
+}
+
+// localPairs renumbers pairs by local (localSets').
+func localPairs(pairs [][2]int, local map[int]int) [][2]int {
+	lp := make([][2]int, len(pairs))
+	for k, p := range pairs {
+		lp[k] = [2]int{local[p[0]], local[p[1]]}
+	}
+	return lp
 }
 
 // completionCodes is how many retrieval codes completion keeps: 8 MiB at
