@@ -80,3 +80,12 @@ func ExampleSolveParts() {
 	// universe size: 2
 	// items: [0 1 0 1 1 1 1]
 }
+
+// Three views of one point, and a fourth observation that nothing
+// associates: two components, each labelled by its lowest observation.
+func ExampleProblem_Components() {
+	p := &clear.Problem{ViewSizes: []int{1, 1, 1, 1}, Associations: []clear.Association{{A: 0, B: 1}, {A: 2, B: 1}}}
+	comp, err := p.Components()
+	fmt.Println(comp, err)
+	// Output: [0 0 0 3] <nil>
+}

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/clearmatch/clearmatch/clear"
 )
@@ -20,9 +19,12 @@ import (
 // observations (on a tie, its first observation's); observations of other
 // components leave.
 func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
-	comp, err := components(p, len(item))
+	comp, err := p.Components()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("pipeline: %w", err)
+	}
+	if len(comp) != len(item) {
+		return nil, 0, fmt.Errorf("pipeline: %d items for %d observations", len(item), len(comp))
 	}
 	home := itemHomes(item, comp)
 	if len(home) == 0 {
@@ -38,49 +40,6 @@ func dropForeign(p *clear.Problem, item []int) ([]int, int, error) {
 		}
 	}
 	return out, dropped, nil
-}
-
-// components labels each of the l observations with its component of the
-// association graph: the lowest observation in it. Union–find over the
-// associations in place of clear's Parts, which copies every association
-// per part: this runs on every solve (BenchmarkDropForeign).
-func components(p *clear.Problem, l int) ([]int32, error) {
-	parent := make([]int32, l)
-	for o := range parent {
-		parent[o] = int32(o)
-	}
-	root := func(o int32) int32 {
-		for parent[o] != o {
-			parent[o] = parent[parent[o]]
-			o = parent[o]
-		}
-		return o
-	}
-	ends := make([]int, len(p.ViewSizes)) // one past each view's last observation
-	for v, n := range p.ViewSizes {
-		ends[v] = n
-		if v > 0 {
-			ends[v] += ends[v-1]
-		}
-	}
-	view := func(o int) int { return sort.SearchInts(ends, o+1) }
-	for k, a := range p.Associations {
-		if a.A < 0 || a.B < 0 || a.A >= l || a.B >= l {
-			return nil, fmt.Errorf("pipeline: association %d (%d, %d) is not between the %d observations", k, a.A, a.B, l)
-		}
-		if view(a.A) == view(a.B) {
-			continue // CLEAR drops it: nothing joins two keypoints of one image
-		}
-		ra, rb := root(int32(a.A)), root(int32(a.B))
-		if ra > rb {
-			ra, rb = rb, ra
-		}
-		parent[rb] = ra
-	}
-	for o := range parent {
-		parent[o] = root(int32(o))
-	}
-	return parent, nil
 }
 
 // itemHomes returns the home component (see dropForeign) of each item
