@@ -14,21 +14,17 @@ import (
 // pairs (a–b and b–c), in any order. It builds one hub's links at a time.
 func ChainSupport(vs []pairwise.Verified, pairs [][2]int) []int {
 	linked := map[[2]int]int{} // (i, j), i < j: its index in vs
-	neighbours := map[int][]int{}
+	var verified [][2]int
 	for k, v := range vs {
-		if v.Model == pairwise.NoModel || len(v.Matches) == 0 {
-			continue
+		if v.Model != pairwise.NoModel && len(v.Matches) > 0 {
+			linked[[2]int{v.I, v.J}] = k
+			verified = append(verified, [2]int{v.I, v.J})
 		}
-		linked[[2]int{v.I, v.J}] = k
-		neighbours[v.I] = append(neighbours[v.I], v.J)
-		neighbours[v.J] = append(neighbours[v.J], v.I)
 	}
 	via := map[int][]int{} // hub: the pairs it links
-	for k, p := range pairs {
-		for _, b := range neighbours[p[0]] {
-			if _, ok := linked[[2]int{min(b, p[1]), max(b, p[1])}]; ok && b != p[1] {
-				via[b] = append(via[b], k)
-			}
+	for k, hs := range ChainHubs(verified, pairs) {
+		for _, b := range hs {
+			via[b] = append(via[b], k)
 		}
 	}
 	chains := make([][]uint64, len(pairs))
@@ -57,6 +53,29 @@ func ChainSupport(vs []pairwise.Verified, pairs [][2]int) []int {
 		support[k] = len(slices.Compact(c))
 	}
 	return support
+}
+
+// ChainHubs returns, for each pair (a, c) of pairs, its hubs: the images
+// b with a–b and b–c both in verified (pairs i < j), increasing. Chains
+// (ChainSupport) run through them only.
+func ChainHubs(verified [][2]int, pairs [][2]int) [][]int {
+	isVerified := make(map[[2]int]bool, len(verified))
+	neighbours := map[int][]int{}
+	for _, v := range verified {
+		isVerified[v] = true
+		neighbours[v[0]] = append(neighbours[v[0]], v[1])
+		neighbours[v[1]] = append(neighbours[v[1]], v[0])
+	}
+	hubs := make([][]int, len(pairs))
+	for k, p := range pairs {
+		for _, b := range neighbours[p[0]] {
+			if b != p[1] && isVerified[[2]int{min(b, p[1]), max(b, p[1])}] {
+				hubs[k] = append(hubs[k], b)
+			}
+		}
+		slices.Sort(hubs[k])
+	}
+	return hubs
 }
 
 // hubMatch is a verified match seen from one of its images, the hub: the

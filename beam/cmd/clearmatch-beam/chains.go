@@ -131,27 +131,14 @@ func chainGroups(b chainBatch, max int) [][]int {
 	return imageGroups(len(b.Pairs), func(i int) []int { return append([]int{b.Pairs[i][0], b.Pairs[i][1]}, b.Hubs[i]...) }, max)
 }
 
-// hubsOf returns, for each pair, the images verified with both of its
-// images (increasing), from every pair result so far.
+// hubsOf returns, for each pair, its hubs (pipeline.ChainHubs) among the
+// pairs verified so far.
 func hubsOf(pairs [][2]int, results []pairResult) [][]int {
-	verified := make(map[[2]int]bool, len(results))
-	neighbours := map[int][]int{}
+	var verified [][2]int
 	for _, r := range results {
-		if r.Model == int(pairwise.NoModel) {
-			continue
+		if r.Model != int(pairwise.NoModel) {
+			verified = append(verified, [2]int{r.I, r.J})
 		}
-		verified[[2]int{r.I, r.J}] = true
-		neighbours[r.I] = append(neighbours[r.I], r.J)
-		neighbours[r.J] = append(neighbours[r.J], r.I)
 	}
-	hubs := make([][]int, len(pairs))
-	for k, p := range pairs {
-		for _, h := range neighbours[p[0]] {
-			if h != p[1] && verified[[2]int{min(h, p[1]), max(h, p[1])}] {
-				hubs[k] = append(hubs[k], h)
-			}
-		}
-		slices.Sort(hubs[k])
-	}
-	return hubs
+	return pipeline.ChainHubs(verified, pairs)
 }
