@@ -226,10 +226,7 @@ func (r *Result) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache, 
 // appends them to Verified; completion's pairs get its inlier-ratio floor.
 func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, completion bool, opts Options) error {
 	t := time.Now()
-	vo := opts.Verification.VerifyOptions
-	if completion {
-		vo.MinInlierRatio = max(vo.MinInlierRatio, opts.Pairs.CompletionMinInlierRatio)
-	}
+	vo := opts.verifyOptions(completion)
 	vo.Workers = opts.Workers
 	vo.Descriptors = in.desc // only guided matching reads them, per pair
 	vo.Progress = offsetProgress(opts.Progress, StageVerify, len(r.Verified))
@@ -249,6 +246,16 @@ func (r *Result) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache,
 	r.Verified = append(r.Verified, vs...)
 	r.Timing.Verify += time.Since(t)
 	return nil
+}
+
+// verifyOptions are verification's options for a round's pairs:
+// completion's get its inlier-ratio floor.
+func (o Options) verifyOptions(completion bool) pairwise.VerifyOptions {
+	vo := o.Verification.VerifyOptions
+	if completion {
+		vo.MinInlierRatio = max(vo.MinInlierRatio, o.Pairs.CompletionMinInlierRatio)
+	}
+	return vo
 }
 
 // completionPairs is retrieval's next round: pairs that transitive

@@ -213,12 +213,30 @@ var errNoCodes = errors.New("pipeline: the plan holds no retrieval codes: give t
 
 var errNoPairCache = errors.New("pipeline: VerifyPairs needs the pair cache (Options.Cache.Pairs)")
 
+// cachedVerifications appends to Verified the pairs whose verification
+// the pair cache holds, and returns the others.
+func (r *Result) cachedVerifications(pc *pairCache, pairs [][2]int, completion bool, opts Options) [][2]int {
+	probe := make([]pairwise.Pair, len(pairs))
+	for k, p := range pairs {
+		probe[k] = pairwise.Pair{I: p[0], J: p[1]} // the key needs no matches
+	}
+	hit, miss := pc.verified(probe, opts.verifyOptions(completion))
+	r.Verified = append(r.Verified, hit...)
+	todo := make([][2]int, len(miss))
+	for k, p := range miss {
+		todo[k] = [2]int{p.I, p.J}
+	}
+	return todo
+}
+
 // VerifyPairs matches and verifies pairs of sets (indices into sets) as
 // Match does in a round (the first, or completion's with its inlier-ratio
 // floor), storing each pair in the pair cache opts.Cache.Pairs, which must
 // be set: a later Match on the same features finds them there. A pair's
 // result depends only on its two sets and opts, so sets may be any subset
-// of the images (two, for one pair).
+// of the images (two, for one pair). A pair whose verification is cached
+// is read as it is, without its ratio matches; the result lists those
+// pairs first.
 func VerifyPairs(ctx context.Context, sets []*features.Set, pairs [][2]int, completion bool, opts Options) ([]pairwise.Verified, error) {
 	images := make([]Image, len(sets))
 	for i, s := range sets {
@@ -236,12 +254,19 @@ func VerifyPairs(ctx context.Context, sets []*features.Set, pairs [][2]int, comp
 	if err != nil {
 		return nil, err
 	}
-	ms, err := r.matchBatch(ctx, in, pc, pairs, opts)
-	if err != nil || opts.Verification.Off {
+	if opts.Verification.Off {
+		_, err := r.matchBatch(ctx, in, pc, pairs, opts)
 		return nil, err
 	}
-	if err := r.verifyBatch(ctx, in, pc, ms, completion, opts); err != nil {
-		return nil, err
+	todo := r.cachedVerifications(pc, pairs, completion, opts)
+	if len(todo) > 0 {
+		ms, err := r.matchBatch(ctx, in, pc, todo, opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.verifyBatch(ctx, in, pc, ms, completion, opts); err != nil {
+			return nil, err
+		}
 	}
 	if pc.err != nil {
 		return nil, pc.err

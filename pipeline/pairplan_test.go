@@ -159,6 +159,16 @@ func warmAndMatch(t *testing.T, ims []Image, sets []*features.Set, sent *PairPla
 			t.Fatal(err)
 		}
 	}
+	// A pair verified before is read from the cache, without its ratio
+	// matches, as it was verified.
+	p := sent.First[0]
+	again, err := VerifyPairs(context.Background(), []*features.Set{sets[p[0]], sets[p[1]]}, [][2]int{{0, 1}}, false, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[0].I, again[0].J = p[0], p[1]; !reflect.DeepEqual(again[0], verified[0]) {
+		t.Errorf("%s: pair %v verified again differs from its first verification", o.Pairs.Mode, p)
+	}
 	got, err := Match(context.Background(), ims, sets, o)
 	if err != nil {
 		t.Fatal(err)
