@@ -19,3 +19,11 @@ func ExampleChainSupport() {
 	fmt.Println(pipeline.ChainSupport(vs, [][2]int{{0, 2}}))
 	// Output: [2]
 }
+
+// Pairs 0–1, 1–2, 0–3 and 2–3 are verified: completion's pair 0–2 has
+// hubs 1 and 3, and pair 1–3 hubs 0 and 2.
+func ExampleChainHubs() {
+	verified := [][2]int{{0, 1}, {1, 2}, {0, 3}, {2, 3}}
+	fmt.Println(pipeline.ChainHubs(verified, [][2]int{{0, 2}, {1, 3}}))
+	// Output: [[1 3] [0 2]]
+}
