@@ -13,19 +13,28 @@ import (
 	"time"
 
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/internal/terminal"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 // progress prints stages' progress on stderr: a counter with rate and
-// estimated time left, rewritten in place at most five times a second, and
-// a final line when a stage is done. It implements pipeline.Progress.
+// estimated time left, and a final line when a stage is done. On a
+// terminal the counter is one live line, rewritten in place at most five
+// times a second; to a file or a pipe it is a plain line every
+// logInterval, so that a log holds no carriage-return frames. It
+// implements pipeline.Progress.
 type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
+	live   bool
 	starts stageClock
 	shown  map[string]bool
 	last   time.Time
 }
+
+// logInterval is how often progress writes a counter line to a file or a
+// pipe.
+const logInterval = 5 * time.Second
 
 var _ pipeline.Progress = (*progress)(nil)
 
@@ -39,7 +48,7 @@ var units = map[string]string{
 var quiet = map[string]bool{pipeline.StageSolve: true, pipeline.StageComplete: true, pipeline.StageCompletePairs: true}
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, starts: stageClock{}, shown: map[string]bool{}}
+	return &progress{w: w, live: terminal.Is(w), starts: stageClock{}, shown: map[string]bool{}}
 }
 
 // stageClock remembers when each stage began.
@@ -66,7 +75,11 @@ func (p *progress) Status(stage string, done, total int, detail string) {
 	defer p.mu.Unlock()
 	now := time.Now()
 	start := p.starts.begun(stage, now)
-	if done < total && now.Sub(p.last) < 200*time.Millisecond {
+	every := 200 * time.Millisecond
+	if !p.live {
+		every = logInterval
+	}
+	if done < total && now.Sub(p.last) < every {
 		return
 	}
 	// A solve is usually milliseconds: it shows progress only once it has
@@ -91,7 +104,7 @@ func (p *progress) Status(stage string, done, total int, detail string) {
 		rate += ")"
 	}
 	end := "\r"
-	if done >= total {
+	if done >= total || !p.live {
 		end = "\n"
 	}
 	fmt.Fprintf(p.w, "%-8s %d/%d %s%s%s", stage, done, total, units[stage], rate, end)

@@ -52,3 +52,29 @@ func TestProgressPrinterChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressToLog: to a file or a pipe (here a buffer) progress is plain
+// lines, no carriage-return frames: a stage's first counter, then one
+// every logInterval, and its final line.
+func TestProgressToLog(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b)
+	for k := 1; k <= 100; k++ {
+		p.Update(pipeline.StageMatch, k, 100)
+	}
+	p.Update(pipeline.StageVerify, 1, 10)
+	p.Update(pipeline.StageVerify, 10, 10)
+	if strings.Contains(b.String(), "\r") {
+		t.Errorf("a carriage return in a log: %q", b.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{"match    1/100 pairs", "match    100/100 pairs", "verify   10/10 pairs"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines for two stages in well under %v: %q", len(lines), logInterval, lines)
+	}
+	for k, w := range want {
+		if !strings.HasPrefix(lines[k], w) {
+			t.Errorf("line %d %q, want it to start %q", k, lines[k], w)
+		}
+	}
+}

@@ -6,19 +6,23 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/clearmatch/clearmatch/internal/terminal"
 )
 
-// progressLine prints the workers' counts on stderr at most once a second.
-// Workers in this process (Prism's default loopback) share one line;
-// remote workers print theirs into their own logs.
+// progressLine prints the workers' counts on stderr: on a terminal one
+// line rewritten at most once a second, to a file or a pipe a plain line
+// every five seconds. Workers in this process (Prism's default loopback)
+// share it; remote workers print theirs into their own logs.
 type progressLine struct {
 	mu                             sync.Mutex
 	w                              io.Writer
+	live                           bool
 	images, coded, pairs, verified int64
 	last                           time.Time
 }
 
-var progress = &progressLine{w: os.Stderr}
+var progress = &progressLine{w: os.Stderr, live: terminal.Is(os.Stderr)}
 
 // add counts images extracted, pairs matched and pairs verified.
 func (p *progressLine) add(images, pairs, verified int) {
@@ -39,13 +43,21 @@ func (p *progressLine) code(images int) {
 }
 
 func (p *progressLine) print() {
-	if time.Since(p.last) < time.Second {
+	every := time.Second
+	if !p.live {
+		every = 5 * time.Second
+	}
+	if time.Since(p.last) < every {
 		return
 	}
 	p.last = time.Now()
 	coded := ""
 	if p.coded > 0 {
 		coded = fmt.Sprintf(", %d coded for retrieval", p.coded)
+	}
+	if !p.live {
+		fmt.Fprintf(p.w, "beam     %d images extracted%s, %d pairs matched, %d verified\n", p.images, coded, p.pairs, p.verified)
+		return
 	}
 	fmt.Fprintf(p.w, "\rbeam     %d images extracted%s, %d pairs matched, %d verified", p.images, coded, p.pairs, p.verified)
 }
@@ -54,7 +66,7 @@ func (p *progressLine) print() {
 func (p *progressLine) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.last.IsZero() {
+	if p.live && !p.last.IsZero() {
 		fmt.Fprintln(p.w)
 	}
 }

@@ -1,0 +1,19 @@
+// Package terminal tells whether progress goes to a person's terminal, where
+// a counter may be rewritten in place, or to a file or a pipe, where it must
+// be plain lines.
+package terminal
+
+import (
+	"io"
+	"os"
+)
+
+// Is reports whether w is a terminal: an *os.File on a character device.
+func Is(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
