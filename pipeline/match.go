@@ -171,7 +171,8 @@ func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) e
 	}
 	tried := map[[2]int]bool{}
 	source := map[[2]int]string{}
-	for round, batch := 0, sel.pairs; len(batch) > 0; round++ {
+	batch, proposed := sel.pairs, len(sel.pairs)
+	for round := 0; proposed > 0; round++ {
 		for k, p := range batch {
 			tried[p] = true
 			if _, ok := source[p]; !ok {
@@ -191,7 +192,7 @@ func (r *Result) matchPairs(ctx context.Context, in *pairInputs, opts Options) e
 		if round >= plan.Rounds(opts) {
 			break
 		}
-		if batch, err = r.completionPairs(sel, plan, tried, opts); err != nil {
+		if batch, proposed, err = r.completionPairs(sel, plan, tried, opts); err != nil {
 			return err
 		}
 	}
@@ -260,20 +261,24 @@ func (o Options) verifyOptions(completion bool) pairwise.VerifyOptions {
 
 // completionPairs is retrieval's next round: pairs that transitive
 // completion proposes over the verified pairs at or above its inlier-ratio
-// floor, not tried yet. Pairs verified below the floor stay verified but
-// are not evidence for transitivity.
-func (r *Result) completionPairs(sel *selection, plan *PairPlan, tried map[[2]int]bool, opts Options) ([][2]int, error) {
-	batch, err := plan.Next(len(r.Sets), r.Verified, tried, opts)
+// floor, not tried yet, less those the chain test rejects, and how many it
+// proposed. Pairs verified below the floor stay verified but are not
+// evidence for transitivity. Completion ends when it proposes nothing, not
+// when the chain test rejects every proposal: the rejected pairs count as
+// tried, so the next round may propose others (as clearmatch-beam's rounds
+// do).
+func (r *Result) completionPairs(sel *selection, plan *PairPlan, tried map[[2]int]bool, opts Options) ([][2]int, int, error) {
+	proposed, err := plan.Next(len(r.Sets), r.Verified, tried, opts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	sel.considered[SourceCompletion] += len(batch)
-	batch = r.chained(batch, tried, opts.Pairs.CompletionMinChains)
+	sel.considered[SourceCompletion] += len(proposed)
+	batch := r.chained(proposed, tried, opts.Pairs.CompletionMinChains)
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {
 		sel.source[k] = SourceCompletion
 	}
-	return batch, nil
+	return batch, len(proposed), nil
 }
 
 // chained keeps the pairs of batch with at least min chains

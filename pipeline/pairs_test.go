@@ -203,3 +203,28 @@ func TestRetrievalSeesRootSIFT(t *testing.T) {
 		t.Fatalf("pairs %v, want %v", got, want)
 	}
 }
+
+// TestCompletionAfterRejectedRound: a round whose every proposal fails
+// the chain test does not end completion; its pairs count as tried and
+// the next round proposes others, as clearmatch-beam's rounds do.
+func TestCompletionAfterRejectedRound(t *testing.T) {
+	ims, sets := twoScenes()
+	o := DefaultOptions()
+	o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
+	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 2, Retrieval: testRetrieval, CompletionMinChains: 1 << 20}
+	considered := make([]int, 4)
+	for rounds := 1; rounds < len(considered); rounds++ {
+		o.Pairs.Rounds = rounds
+		r, err := Match(context.Background(), ims, sets, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(r.PairSources, SourceCompletion) {
+			t.Fatalf("%d rounds: a pair that failed the chain test was matched", rounds)
+		}
+		considered[rounds] = r.PairsConsidered[SourceCompletion]
+	}
+	if !(considered[1] > 0 && considered[2] > considered[1]) {
+		t.Errorf("completion proposed %d pairs in one round and %d in two: the second round did not follow a rejected first", considered[1], considered[2])
+	}
+}
