@@ -118,18 +118,27 @@ func TestGrid(t *testing.T) {
 		n      int
 		spread float64
 		cell   float64
+		flat   bool // every point on the line y = 0
 	}{
-		{"dense", 2000, 500, 4},
-		{"sparse, far-flung", 50, 1e6, 2},
-		{"one point", 1, 10, 1},
-		{"none", 0, 10, 1},
+		{"dense", 2000, 500, 4, false},
+		{"sparse, far-flung", 50, 1e6, 2, false},
+		{"far-flung on a line", 50, 1e12, 1, true},
+		{"beyond an int's reach", 40, 1e300, 1, false},
+		{"one point", 1, 10, 1, false},
+		{"none", 0, 10, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pts := make([]Point, tc.n)
 			for k := range pts {
 				pts[k] = Point{X: rng.Float64() * tc.spread, Y: rng.Float64() * tc.spread}
+				if tc.flat {
+					pts[k].Y = 0
+				}
 			}
 			g := NewGrid(pts, tc.cell)
+			if cells := g.nx * g.ny; cells > 3*(4*tc.n+64)+3 {
+				t.Fatalf("%d cells for %d points", cells, tc.n)
+			}
 			for q := 0; q < 50; q++ {
 				x, y, r := rng.Float64()*tc.spread, rng.Float64()*tc.spread, tc.cell*(0.5+2*rng.Float64())
 				seen := map[int32]int{}
@@ -145,6 +154,17 @@ func TestGrid(t *testing.T) {
 					if math.Abs(l[0]*p.X+l[1]*p.Y+l[2])/math.Hypot(l[0], l[1]) <= r && onLine[int32(k)] != 1 {
 						t.Fatalf("AlongLine visited point %d %d times", k, onLine[int32(k)])
 					}
+				}
+			}
+			for k, p := range pts { // each point is found at its own place
+				n := 0
+				g.Near(p.X, p.Y, tc.cell, func(j int32) {
+					if j == int32(k) {
+						n++
+					}
+				})
+				if n != 1 {
+					t.Fatalf("Near at point %d %v visited it %d times", k, p, n)
 				}
 			}
 			g.Near(math.NaN(), 0, 1, func(int32) { t.Fatal("Near(NaN) visited a point") })

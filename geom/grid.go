@@ -24,14 +24,24 @@ func NewGrid(pts []Point, cell float64) *Grid {
 		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
 	}
 	g.x0, g.y0 = x0, y0
-	g.nx = int((x1-x0)/cell) + 1
-	g.ny = int((y1-y0)/cell) + 1
-	if g.nx*g.ny > 4*len(pts)+64 { // sparse or far-flung points: coarser cells
-		f := math.Sqrt(float64(g.nx*g.ny) / float64(4*len(pts)+64))
-		g.cell *= f
-		g.nx = int((x1-x0)/g.cell) + 1
-		g.ny = int((y1-y0)/g.cell) + 1
+	// Counts are reckoned in floats (far-flung points would overflow an
+	// int). Sparse or far-flung points get coarser cells, about 4 per
+	// point in all; points along a line, whose cells that would still
+	// leave far more, get cells that cut each side into at most that many.
+	most := float64(4*len(pts) + 64)
+	sx, sy := x1-x0, y1-y0
+	count := func(c float64) (float64, float64) { return math.Floor(sx/c) + 1, math.Floor(sy/c) + 1 }
+	nx, ny := 1.0, 1.0
+	if math.IsInf(sx, 0) || math.IsInf(sy, 0) {
+		g.cell = math.Inf(1)
+	} else if nx, ny = count(cell); nx*ny > most {
+		g.cell *= math.Sqrt(nx * ny / most)
+		if nx, ny = count(g.cell); nx*ny > 3*most+3 {
+			g.cell = max(g.cell, sx/most, sy/most)
+			nx, ny = count(g.cell)
+		}
 	}
+	g.nx, g.ny = int(nx), int(ny)
 	g.start = make([]int32, g.nx*g.ny+1)
 	cells := make([]int, len(pts))
 	for k, p := range pts {
