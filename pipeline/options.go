@@ -136,6 +136,14 @@ const DefaultCompletionMinInlierRatio = 0.25
 // "Completion's chain test").
 const DefaultCompletionMinChains = 15
 
+// DefaultCompletionRounds is PairOptions.Rounds' default. Completion
+// stops sooner when a round proposes no pair, as it does on the strip
+// benchmark after three rounds; a folder of one densely overlapping scene
+// (51 CMU Hotel frames among 104 photos) needed five to find every pair
+// that exhaustive matching verifies with 50 inliers, where two left 8% of
+// them (docs/decisions.md, "Completion's rounds").
+const DefaultCompletionRounds = 5
+
 // DefaultRetrievalK is retrieval's neighbours per image. Below 25 the
 // strip benchmark's tracks got more accurate and its matching cheaper with
 // every true pair kept; real scenes of up to 51 photos never reach
@@ -160,7 +168,7 @@ func DefaultOptions() Options {
 	o := Options{
 		Features: FeatureOptions{Options: features.Options{ContrastThreshold: 0.02, EdgeThreshold: 10,
 			MaxFeatures: DefaultMaxFeatures, MaxDim: DefaultMaxDim, MaxPixels: imagefile.DefaultMaxPixels}},
-		Pairs: PairOptions{Mode: PairsAuto, K: DefaultRetrievalK, Overlap: 10, Rounds: 2, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio,
+		Pairs: PairOptions{Mode: PairsAuto, K: DefaultRetrievalK, Overlap: 10, Rounds: DefaultCompletionRounds, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio,
 			CompletionMinChains: DefaultCompletionMinChains},
 		Matching: MatchOptions{Ratio: 0.8, RootSIFT: true},
 		Verification: VerifyOptions{VerifyOptions: pairwise.VerifyOptions{Threshold: pairwise.DefaultVerifyThreshold,

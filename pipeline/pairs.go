@@ -44,7 +44,8 @@ type PairOptions struct {
 	// Overlap is sequential's window (0: 10).
 	Overlap int
 	// Rounds of transitive completion after retrieval (A–B and B–C
-	// verified: try A–C); needs verification.
+	// verified: try A–C), at most: completion stops when a round proposes
+	// no pair. Needs verification; 0: none.
 	Rounds int
 	// CompletionMinInlierRatio is completion's inlier-ratio floor: only
 	// pairs whose inliers are at least this fraction of their ratio

@@ -69,7 +69,7 @@ func addPairFlags(fs *flag.FlagSet, o *pipeline.PairOptions, pairsArg *string) {
 	fs.StringVar(pairsArg, "pairs", *pairsArg, fmt.Sprintf("pairs to match: auto (exhaustive up to %d images, or 2k+1 when more; retrieval above, plus sequential for numbered names), exhaustive, sequential, retrieval, or a file listing \"name_a name_b\" per line (write ./auto for a file of that name)", pipeline.AutoExhaustiveMax))
 	fs.IntVar(&o.K, "retrieval-k", o.K, "retrieval: match each image with its k most similar images")
 	fs.IntVar(&o.Overlap, "sequential-overlap", o.Overlap, "sequential: match each image with the next n (and quadratically farther)")
-	fs.IntVar(&o.Rounds, "completion-rounds", o.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C)")
+	fs.IntVar(&o.Rounds, "completion-rounds", o.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C), at most: it stops when a round proposes no pair")
 	fs.Float64Var(&o.CompletionMinInlierRatio, "completion-min-inlier-ratio", o.CompletionMinInlierRatio, "retrieval: reject a pair completion proposed whose inliers are fewer than this fraction of its ratio matches (0: only -min-inlier-ratio)")
 	fs.IntVar(&o.CompletionMinChains, "completion-min-chains", o.CompletionMinChains, "retrieval: match a pair completion proposed only when verified matches chain at least this many of its features through a third image (0: match every one)")
 	fs.IntVar(&o.Window, "window", o.Window, "match only images at most this far apart in order (video); 0: all pairs")
