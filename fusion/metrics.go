@@ -22,7 +22,7 @@ type Scores struct {
 	PP   *int64   `json:"pp"`
 	PBar *float64 `json:"pbar"`
 	// Precision, Recall and F1 over the associated pairs against the true
-	// identities.
+	// identities; precision and F1 are nil when no pair is associated.
 	Precision *float64 `json:"precision"`
 	Recall    *float64 `json:"recall"`
 	F1        *float64 `json:"f1"`
@@ -41,7 +41,10 @@ func Score(s *localmap.Set, r *Result, dnDistance float64) Scores {
 	}
 	if s.HasTruth() && r.Cluster != nil {
 		g := eval.ScoreGroups(truthLabels(s), r.Cluster)
-		sc.Precision, sc.Recall, sc.F1 = &g.Precision, &g.Recall, &g.F1
+		sc.Recall = &g.Recall
+		if g.Returned > 0 { // no associated pair: precision and F1 are undefined, not 0
+			sc.Precision, sc.F1 = &g.Precision, &g.F1
+		}
 	}
 	return sc
 }

@@ -53,7 +53,9 @@ func WriteLandmarks(w io.Writer, s *localmap.Set, fused []Landmark) error {
 
 // G2OInformation are the information matrices WriteG2O gives its edges:
 // odometry between consecutive map frames (x, y in m⁻², θ in rad⁻²) and
-// landmark observations (m⁻²).
+// landmark observations (m⁻²). Zero odometry information writes no
+// odometry edge: for poses that are not measured (placed by the
+// association), which an edge would pass off as odometry.
 type G2OInformation struct {
 	OdometryXY, OdometryTheta, Landmark float64
 }
@@ -66,7 +68,8 @@ var DefaultG2OInformation = G2OInformation{OdometryXY: 100, OdometryTheta: 10000
 // θ for each map frame (ids 0 to maps−1, at its pose), VERTEX_XY id x y
 // for each fused landmark (ids from maps up, at its fused position),
 // EDGE_SE2 i j dx dy dθ and the upper triangle of its information
-// between consecutive frames (the relative pose), and EDGE_SE2_XY frame
+// between consecutive frames (the relative pose; none when info has no
+// odometry information), and EDGE_SE2_XY frame
 // landmark x y and its information for every observation kept (the
 // landmark in its map's frame). It needs the map poses.
 func WriteG2O(w io.Writer, s *localmap.Set, r *Result, fused []Landmark, info G2OInformation) error {
@@ -82,7 +85,7 @@ func WriteG2O(w io.Writer, s *localmap.Set, r *Result, fused []Landmark, info G2
 	for _, l := range fused {
 		fmt.Fprintf(bw, "VERTEX_XY %d %s %s\n", m+l.Cluster, f(l.X), f(l.Y))
 	}
-	for k := 1; k < m; k++ {
+	for k := 1; k < m && (info.OdometryXY > 0 || info.OdometryTheta > 0); k++ {
 		d := s.Poses[k-1].Between(s.Poses[k])
 		fmt.Fprintf(bw, "EDGE_SE2 %d %d %s %s %s %s 0 0 %s 0 %s\n", k-1, k, f(d.X), f(d.Y), f(d.Theta),
 			f(info.OdometryXY), f(info.OdometryXY), f(info.OdometryTheta))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ func ReadCSV(path string) (*Set, error) {
 			if cols[c.col] < 0 {
 				continue
 			}
-			if *c.v, err = number(r.fields[cols[c.col]]); err != nil {
+			if *c.v, err = coordinate(r.fields[cols[c.col]]); err != nil {
 				return nil, fmt.Errorf("%s:%d: %s: %w", path, r.line, c.col, err)
 			}
 		}
@@ -98,7 +99,11 @@ func ReadPoses(path string, s *Set) error {
 		}
 		var v [3]float64
 		for i, c := range []string{"x", "y", "theta"} {
-			if v[i], err = number(r.fields[cols[c]]); err != nil {
+			parse := coordinate
+			if c == "theta" {
+				parse = number
+			}
+			if v[i], err = parse(r.fields[cols[c]]); err != nil {
 				return fmt.Errorf("%s:%d: %s: %w", path, r.line, c, err)
 			}
 		}
@@ -179,6 +184,15 @@ func csvError(err error) error {
 		return fmt.Errorf("line %d: %v", pe.Line, pe.Err)
 	}
 	return err
+}
+
+// coordinate parses a finite number within ±MaxCoordinate.
+func coordinate(s string) (float64, error) {
+	v, err := number(s)
+	if err == nil && math.Abs(v) > MaxCoordinate {
+		return 0, fmt.Errorf("%s m is beyond ±%g m", s, MaxCoordinate)
+	}
+	return v, err
 }
 
 // number parses a finite number.

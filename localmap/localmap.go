@@ -93,9 +93,15 @@ func (s *Set) HasTruth() bool {
 	return s.Landmarks() > 0
 }
 
+// MaxCoordinate bounds a landmark's or a pose's coordinates, metres: four
+// times the Earth's circumference holds any local, UTM or Earth-centred
+// frame, and a value beyond it is a unit or parsing mistake, which would
+// only make the association's grids degenerate.
+const MaxCoordinate = 1.6e8
+
 // Validate reports a set fusion cannot use: no map, a map without
-// landmarks, duplicate names, non-finite coordinates or poses, a pose
-// count that is not the map count.
+// landmarks, duplicate names, non-finite coordinates or poses or ones
+// beyond MaxCoordinate, a pose count that is not the map count.
 func (s *Set) Validate() error {
 	if len(s.Maps) == 0 {
 		return fmt.Errorf("no local maps")
@@ -118,6 +124,9 @@ func (s *Set) Validate() error {
 			if !finite(l.X, l.Y, l.Z) {
 				return fmt.Errorf("map %q: landmark %q is not at a finite position", m.Name, l.Name)
 			}
+			if v, far := beyond(l.X, l.Y, l.Z); far {
+				return fmt.Errorf("map %q: landmark %q has a coordinate %g m, beyond ±%g m", m.Name, l.Name, v, MaxCoordinate)
+			}
 		}
 	}
 	if s.Poses != nil && len(s.Poses) != len(s.Maps) {
@@ -127,8 +136,21 @@ func (s *Set) Validate() error {
 		if !finite(p.X, p.Y, p.Theta) {
 			return fmt.Errorf("map %q: pose is not finite", s.Maps[k].Name)
 		}
+		if v, far := beyond(p.X, p.Y); far {
+			return fmt.Errorf("map %q: pose has a coordinate %g m, beyond ±%g m", s.Maps[k].Name, v, MaxCoordinate)
+		}
 	}
 	return nil
+}
+
+// beyond returns the first of v farther from 0 than MaxCoordinate.
+func beyond(v ...float64) (float64, bool) {
+	for _, x := range v {
+		if math.Abs(x) > MaxCoordinate {
+			return x, true
+		}
+	}
+	return 0, false
 }
 
 func finite(v ...float64) bool {

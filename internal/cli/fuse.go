@@ -237,6 +237,9 @@ func (o *fuseOptions) readMaps(path string) (*localmap.Set, bool, error) {
 	if err := s.Validate(); err != nil {
 		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(s.Maps) == 1 {
+		return nil, false, fmt.Errorf("%s: one local map (%q): fusion needs two or more", path, s.Maps[0].Name)
+	}
 	return s, fromLog, nil
 }
 
@@ -327,7 +330,8 @@ func addFrequencyFigure(files map[string][]byte, recs []fuseRecord, s *localmap.
 }
 
 // writeFused adds the first method's association, fused landmarks and,
-// with poses, its g2o file to files.
+// with poses, its g2o file to files; scored says the poses were given
+// (odometry), not placed by the association.
 func writeFused(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, dnDistance float64) error {
 	fused := fusion.Fuse(s, r)
 	if err := addMapFigure(files, s, scored, r, fused, dnDistance); err != nil {
@@ -346,7 +350,13 @@ func writeFused(files map[string][]byte, s *localmap.Set, scored bool, r *fusion
 	}
 	files["assignment.csv"], files["landmarks.csv"], files["landmarks.json"] = a.Bytes(), l.Bytes(), j.Bytes()
 	if s.Poses != nil {
-		if err := fusion.WriteG2O(&g, s, r, fused, fusion.DefaultG2OInformation); err != nil {
+		info := fusion.DefaultG2OInformation
+		if !scored {
+			// Poses placed by the association are no odometry: the
+			// frames are tied by their landmarks alone.
+			info.OdometryXY, info.OdometryTheta = 0, 0
+		}
+		if err := fusion.WriteG2O(&g, s, r, fused, info); err != nil {
 			return err
 		}
 		files["map.g2o"] = g.Bytes()

@@ -118,6 +118,9 @@ func TestFuseBadInput(t *testing.T) {
 		{"missing column", []string{write("nox.csv", "map,landmark,y\n0,a,1\n")}, "nox.csv:1: no \"x\" column"},
 		{"short row", []string{write("short.csv", "map,landmark,x,y\n0,a,1,2\n0,b,1\n")}, "short.csv:3"},
 		{"NaN position", []string{write("nan.csv", "map,landmark,x,y\n0,a,NaN,2\n")}, "nan.csv:2: x"},
+		{"far position", []string{write("far.csv", "map,landmark,x,y\n0,a,1,2\n1,a,3,1e300\n")}, "far.csv:3: y: 1e300 m is beyond"},
+		{"far pose", []string{write("two.csv", "map,landmark,x,y\n0,a,1,2\n1,a,3,1\n"), "-poses", write("farpose.csv", "map,x,y,theta\n0,1e15,0,0\n")}, "farpose.csv:2: x: 1e15 m is beyond"},
+		{"one map", []string{write("one.csv", "map,landmark,x,y\n0,a,1,2\n0,b,3,4\n")}, "one local map (\"0\")"},
 		{"duplicate landmark", []string{write("dup.csv", "map,landmark,x,y\n0,a,1,2\n0,a,3,4\n")}, "dup.csv:3"},
 		{"non-monotonic time", []string{badLog("backwards", "0,1,0\n2,1,0\n1,1,0\n", "0 5 0\n")}, "odometry.csv:3: time 1"},
 		{"NaN range", []string{badLog("nanrange", "0,1,0\n", "0 5 0\n1 NaN 0\n")}, "detections.csv:2: range"},
@@ -140,8 +143,9 @@ func TestFuseBadInput(t *testing.T) {
 
 // TestFuseWithoutPoses: local maps without poses are placed by the
 // association's own motions (map.g2o and the fused landmarks are
-// written), and DN, PP and P̄ are null: poses from the pairings cannot
-// score them.
+// written; map.g2o ties the frames by their landmarks alone, with no
+// odometry edge), and DN, PP and P̄ are null: poses from the pairings
+// cannot score them.
 func TestFuseWithoutPoses(t *testing.T) {
 	dir := t.TempDir()
 	_, maps, _ := writeSimulated(t, dir)
@@ -158,5 +162,8 @@ func TestFuseWithoutPoses(t *testing.T) {
 	g, err := os.ReadFile(filepath.Join(out, "map.g2o"))
 	if err != nil || !strings.Contains(string(g), "EDGE_SE2_XY") {
 		t.Errorf("map.g2o: %v", err)
+	}
+	if strings.Contains(string(g), "EDGE_SE2 ") {
+		t.Error("map.g2o has odometry edges between frames the association placed")
 	}
 }
