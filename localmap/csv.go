@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -189,7 +188,7 @@ func csvError(err error) error {
 // coordinate parses a finite number within ±MaxCoordinate.
 func coordinate(s string) (float64, error) {
 	v, err := number(s)
-	if err == nil && math.Abs(v) > MaxCoordinate {
+	if _, far := beyond(v); err == nil && far {
 		return 0, fmt.Errorf("%s m is beyond ±%g m", s, MaxCoordinate)
 	}
 	return v, err

@@ -137,11 +137,9 @@ const DefaultCompletionMinInlierRatio = 0.25
 const DefaultCompletionMinChains = 15
 
 // DefaultCompletionRounds is PairOptions.Rounds' default. Completion
-// stops sooner when a round proposes no pair, as it does on the strip
-// benchmark after three rounds; a folder of one densely overlapping scene
-// (51 CMU Hotel frames among 104 photos) needed five to find every pair
-// that exhaustive matching verifies with 50 inliers, where two left 8% of
-// them (docs/decisions.md, "Completion's rounds").
+// stops sooner when a round proposes no pair; a scene whose photos all
+// overlap needs several rounds, since each proposes at most K pairs an
+// image (docs/decisions.md, "Completion's rounds").
 const DefaultCompletionRounds = 5
 
 // DefaultRetrievalK is retrieval's neighbours per image. Below 25 the

@@ -21,7 +21,7 @@ import (
 // estimated time left, and a final line when a stage is done. On a
 // terminal the counter is one live line, rewritten in place at most five
 // times a second; to a file or a pipe it is a plain line every
-// logInterval, so that a log holds no carriage-return frames. It
+// terminal.LogInterval, so that a log holds no carriage-return frames. It
 // implements pipeline.Progress.
 type progress struct {
 	mu     sync.Mutex
@@ -31,10 +31,6 @@ type progress struct {
 	shown  map[string]bool
 	last   time.Time
 }
-
-// logInterval is how often progress writes a counter line to a file or a
-// pipe.
-const logInterval = 5 * time.Second
 
 var _ pipeline.Progress = (*progress)(nil)
 
@@ -77,7 +73,7 @@ func (p *progress) Status(stage string, done, total int, detail string) {
 	start := p.starts.begun(stage, now)
 	every := 200 * time.Millisecond
 	if !p.live {
-		every = logInterval
+		every = terminal.LogInterval
 	}
 	if done < total && now.Sub(p.last) < every {
 		return

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/internal/terminal"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -55,7 +56,7 @@ func TestProgressPrinterChoice(t *testing.T) {
 
 // TestProgressToLog: to a file or a pipe (here a buffer) progress is plain
 // lines, no carriage-return frames: a stage's first counter, then one
-// every logInterval, and its final line.
+// every terminal.LogInterval, and its final line.
 func TestProgressToLog(t *testing.T) {
 	var b bytes.Buffer
 	p := newProgress(&b)
@@ -70,7 +71,7 @@ func TestProgressToLog(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := []string{"match    1/100 pairs", "match    100/100 pairs", "verify   10/10 pairs"}
 	if len(lines) != len(want) {
-		t.Fatalf("%d lines for two stages in well under %v: %q", len(lines), logInterval, lines)
+		t.Fatalf("%d lines for two stages in well under %v: %q", len(lines), terminal.LogInterval, lines)
 	}
 	for k, w := range want {
 		if !strings.HasPrefix(lines[k], w) {

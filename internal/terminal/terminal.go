@@ -6,7 +6,12 @@ package terminal
 import (
 	"io"
 	"os"
+	"time"
 )
+
+// LogInterval is how often progress writes a plain line to a file or a
+// pipe: often enough to show a run is alive, rarely enough for a log.
+const LogInterval = 5 * time.Second
 
 // Is reports whether w is a terminal: an *os.File on a character device.
 func Is(w io.Writer) bool {

@@ -12,7 +12,7 @@ import (
 
 // progressLine prints the workers' counts on stderr: on a terminal one
 // line rewritten at most once a second, to a file or a pipe a plain line
-// every five seconds. Workers in this process (Prism's default loopback)
+// every terminal.LogInterval. Workers in this process (Prism's default loopback)
 // share it; remote workers print theirs into their own logs.
 type progressLine struct {
 	mu                             sync.Mutex
@@ -45,7 +45,7 @@ func (p *progressLine) code(images int) {
 func (p *progressLine) print() {
 	every := time.Second
 	if !p.live {
-		every = 5 * time.Second
+		every = terminal.LogInterval
 	}
 	if time.Since(p.last) < every {
 		return
@@ -55,11 +55,11 @@ func (p *progressLine) print() {
 	if p.coded > 0 {
 		coded = fmt.Sprintf(", %d coded for retrieval", p.coded)
 	}
+	start, end := "\r", ""
 	if !p.live {
-		fmt.Fprintf(p.w, "beam     %d images extracted%s, %d pairs matched, %d verified\n", p.images, coded, p.pairs, p.verified)
-		return
+		start, end = "", "\n"
 	}
-	fmt.Fprintf(p.w, "\rbeam     %d images extracted%s, %d pairs matched, %d verified", p.images, coded, p.pairs, p.verified)
+	fmt.Fprintf(p.w, "%sbeam     %d images extracted%s, %d pairs matched, %d verified%s", start, p.images, coded, p.pairs, p.verified, end)
 }
 
 // done ends the line.
