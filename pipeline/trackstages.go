@@ -36,6 +36,9 @@ func (r *Result) trackStages(ctx context.Context, opts Options) error {
 		return err
 	}
 	r.Timing.Reproj = lap()
+	if t, _, err = tracks.DropShort(ctx, v, t, o.MinTrack); err != nil {
+		return err
+	}
 	r.Item, r.Verified = t.Item, t.Pairs
 	if refined.Ran {
 		r.Refined, r.Refinement, r.Unconfirmed = t.Keypoints, refined.Stats, refined.Unconfirmed

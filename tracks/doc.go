@@ -8,6 +8,8 @@
 //	SelfCalibrate  the camera the images share, from the tracks
 //	FilterReproj   observations far from their track's reconstructed point
 //	           leave; keypoints where the point projects join
+//	DropShort  tracks shorter than MinTrackOptions.Min leave (the paper's
+//	           post-processing)
 //
 // Each stage is a function of a Views (what no stage changes: the
 // features, thresholds and intrinsics) and a Tracks (the state: the track

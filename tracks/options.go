@@ -8,6 +8,7 @@ type Options struct {
 	Weak      WeakOptions
 	Calibrate CalibrateOptions
 	Reproj    ReprojOptions
+	MinTrack  MinTrackOptions
 }
 
 // AllOff returns Options with every stage off: CLEAR's tracks as they are.
@@ -27,11 +28,12 @@ func (o *Options) ApplyDefaults() {
 	o.Complete.ApplyDefaults()
 	o.Weak.ApplyDefaults()
 	o.Reproj.ApplyDefaults()
+	o.MinTrack.ApplyDefaults()
 }
 
 // Validate reports options a stage cannot use.
 func (o Options) Validate() error {
-	for _, err := range []error{o.Complete.Validate(), o.Refine.Validate(), o.Weak.Validate(), o.Reproj.Validate()} {
+	for _, err := range []error{o.Complete.Validate(), o.Refine.Validate(), o.Weak.Validate(), o.Reproj.Validate(), o.MinTrack.Validate()} {
 		if err != nil {
 			return err
 		}

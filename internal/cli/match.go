@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/pipeline"
+	"github.com/clearmatch/clearmatch/tracks"
 )
 
 const matchUsage = `match [flags] DIR|IMAGE... -out OUTDIR
@@ -67,7 +69,7 @@ func (o *matchOptions) addFlags(fs *flagSet) {
 	fs.group("Pairs", func(fs *flag.FlagSet) { addPairFlags(fs, &p.Pairs, &o.pairsArg) })
 	fs.group("Matching", func(fs *flag.FlagSet) { addMatchingFlags(fs, &p.Matching) })
 	fs.group("Verification", func(fs *flag.FlagSet) { addVerifyFlags(fs, &p.Verification, &o.verify) })
-	fs.group("Solve (CLEAR)", func(fs *flag.FlagSet) { addSolveFlags(fs, &p.Solve, &o.solve) })
+	fs.group("Solve (CLEAR)", func(fs *flag.FlagSet) { addSolveFlags(fs, &p.Solve, &o.solve, &p.Tracks.MinTrack) })
 	fs.group("Track stages", func(fs *flag.FlagSet) { addTrackFlags(fs, &p.Tracks, &o.track) })
 	fs.group("Export", func(fs *flag.FlagSet) { addExportFlags(fs, &o.exp) })
 }
@@ -138,7 +140,7 @@ func runMatchWith(ctx context.Context, args []string, stdin io.Reader, set func(
 	if err := stage.Publish(); err != nil {
 		return err
 	}
-	printMatchSummary(stdout, res, w.tracks, w.ms, o.solve.minTrack)
+	printMatchSummary(stdout, res, w.tracks, w.ms, cmp.Or(o.pipe.Tracks.MinTrack.Min, tracks.DefaultMinTrack))
 	printTiming(stdout, timing, res.CacheHits)
 	if scores.stages != nil {
 		printStageScores(stdout, scores.stages, scores.tracks)

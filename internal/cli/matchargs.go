@@ -14,6 +14,7 @@ import (
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pipeline"
+	"github.com/clearmatch/clearmatch/tracks"
 )
 
 // check refuses every impossible value before any work starts, and turns
@@ -82,8 +83,8 @@ func (o *matchOptions) checkMatching() error {
 		return usagef("-completion-min-inlier-ratio %v: want a number in [0, 1]", p.Pairs.CompletionMinInlierRatio)
 	case p.Pairs.CompletionMinChains < 0:
 		return usagef("-completion-min-chains %d: want 0 (match every pair completion proposes) or more", p.Pairs.CompletionMinChains)
-	case o.solve.minTrack < 2:
-		return usagef("-min-track %d: want at least 2", o.solve.minTrack)
+	case p.Tracks.MinTrack.Min < tracks.DefaultMinTrack:
+		return usagef("-min-track %d: want at least %d", p.Tracks.MinTrack.Min, tracks.DefaultMinTrack)
 	}
 	return nil
 }

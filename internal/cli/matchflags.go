@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -100,21 +101,19 @@ func addVerifyFlags(fs *flag.FlagSet, o *pipeline.VerifyOptions, v *verifyFlags)
 	fs.StringVar(&v.intrinsics, "intrinsics", "", "the camera of every image, as fx,fy,cx,cy or a file holding them or a 3×3 K (K.txt), in full-resolution pixels with the first pixel's centre at (0,0), OpenCV's convention (a K in COLMAP's, first centre at (0.5,0.5), has cx and cy 0.5 more: subtract it; the export adds it back); pairs are then verified with essential matrices")
 }
 
-// solveFlags are CLEAR's flags as solve takes them, and the tracks kept.
+// solveFlags are CLEAR's flags as solve takes them.
 type solveFlags struct {
 	solveOptions
-	minTrack int
 }
 
-func addSolveFlags(fs *flag.FlagSet, o *pipeline.SolveOptions, s *solveFlags) {
+func addSolveFlags(fs *flag.FlagSet, o *pipeline.SolveOptions, s *solveFlags, mt *tracks.MinTrackOptions) {
 	s.threshold, s.universe, s.maxComponent, s.assignment, s.eigen = o.Threshold, o.UniverseSize, o.MaxComponent, "greedy", "auto"
 	fs.Float64Var(&s.threshold, "threshold", s.threshold, "CLEAR eigenvalue threshold")
 	fs.IntVar(&s.universe, "universe", s.universe, "known universe size (0: estimate)")
 	fs.StringVar(&s.assignment, "assignment", s.assignment, "CLEAR assignment: greedy or hungarian")
 	fs.IntVar(&s.maxComponent, "max-component", s.maxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.BoolVar(&o.Weighted, "weighted", o.Weighted, "weight associations by 1 - d1/d2 (weighted CLEAR input)")
-	s.minTrack = 2
-	fs.IntVar(&s.minTrack, "min-track", s.minTrack, "drop tracks with fewer observations (the paper's post-processing)")
+	fs.IntVar(&mt.Min, "min-track", cmp.Or(mt.Min, tracks.DefaultMinTrack), "drop tracks with fewer observations (the paper's post-processing)")
 }
 
 // trackFlags are the track stages' flags whose 0 means off.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pipeline"
+	"github.com/clearmatch/clearmatch/tracks"
 )
 
 // matchWriter writes a match run's files into its stage and times each
@@ -37,7 +39,7 @@ func (w *matchWriter) timed(step string, f func() error) error {
 // published whole at the end, so they need not be built in memory first.
 func (w *matchWriter) writeTracks() error {
 	return w.timed("write", func() error {
-		w.tracks, w.ms = export.Build(w.res.Output(), eval.MinTrack(w.res.Item, w.o.solve.minTrack))
+		w.tracks, w.ms = export.Build(w.res.Output(), w.res.Item)
 		if err := writeStream(filepath.Join(w.dir, "tracks.json"), func(out io.Writer) error { return export.WriteTracks(out, w.tracks) }); err != nil {
 			return err
 		}
@@ -51,7 +53,7 @@ func (w *matchWriter) writeGroundTruth(gt map[string]datasets.Camera) (sc []eval
 	err = w.timed("ground_truth", func() error {
 		var clearMs []export.Match
 		if w.res.Completed > 0 {
-			_, clearMs = export.Build(w.res.Sets, eval.MinTrack(w.res.Clear.Item, w.o.solve.minTrack))
+			_, clearMs = export.Build(w.res.Sets, eval.MinTrack(w.res.Clear.Item, cmp.Or(w.o.pipe.Tracks.MinTrack.Min, tracks.DefaultMinTrack)))
 		}
 		if sc, tr, err = scoreStages(w.res, clearMs, w.ms, gt); err != nil {
 			return err
@@ -68,7 +70,7 @@ func (w *matchWriter) writeGroundTruth(gt map[string]datasets.Camera) (sc []eval
 // writeOverlays draws overlays/ (-overlays).
 func (w *matchWriter) writeOverlays(ctx context.Context, pairs [][2]int, progress func(done, total int)) error {
 	res := w.res
-	ov := &export.Overlays{Sets: res.Output(), Item: eval.MinTrack(res.Item, w.o.solve.minTrack), Pairs: pairs, MaxPixels: w.o.pipe.Features.MaxPixels, Progress: progress}
+	ov := &export.Overlays{Sets: res.Output(), Item: res.Item, Pairs: pairs, MaxPixels: w.o.pipe.Features.MaxPixels, Progress: progress}
 	if w.o.overlayPairs == "none" {
 		ov.Pairs = [][2]int{} // the images' pictures alone
 	}
