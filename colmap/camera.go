@@ -50,6 +50,18 @@ type Camera struct {
 	PriorFocal bool
 }
 
+// Pinhole returns the camera's pinhole part (its model's focal lengths and
+// principal point, COLMAP's convention), false when its parameters do not
+// fit its model.
+func (c Camera) Pinhole() (Intrinsics, bool) {
+	id, ok := ModelID(c.Model)
+	if !ok || c.Width <= 0 || c.Height <= 0 {
+		return Intrinsics{}, false
+	}
+	in, err := newIntrinsics(id, uint64(c.Width), uint64(c.Height), c.Params)
+	return in, err == nil
+}
+
 // Intrinsics is a reconstructed camera's pinhole part in COLMAP's pixel
 // convention: focal lengths and principal point in pixels of a Width ×
 // Height image. Models with one focal length have Fx = Fy; distortion is

@@ -31,11 +31,92 @@ type Matches struct {
 // not one, or holds keypoints or matches that do not fit their images,
 // is an error naming the file and what is wrong.
 func ReadMatches(path string) (*Matches, error) {
+	s, err := ReadScene(path, Verified)
+	if err != nil {
+		return nil, err
+	}
+	cm := &Matches{Names: s.Names, Widths: make([]int, len(s.Names)), Points: make([][]geom.Point, len(s.Names)), Pairs: map[[2]int][][2]int{}}
+	for i := range s.Names {
+		cm.Widths[i] = s.Cameras[s.CameraOf[i]].Width
+		cm.Points[i] = s.Points(i)
+	}
+	for _, p := range s.Pairs {
+		cm.Pairs[[2]int{p.I, p.J}] = p.Matches
+	}
+	return cm, nil
+}
+
+// A MatchTable is the table of a database whose image pairs ReadScene
+// reads.
+type MatchTable string
+
+const (
+	// Verified is two_view_geometries: each pair's inliers of its
+	// two-view geometry, what the mapper builds tracks from.
+	Verified MatchTable = "two_view_geometries"
+	// Raw is matches: each pair's matches before verification.
+	Raw MatchTable = "matches"
+)
+
+// Scene is what a COLMAP database says of its images: cameras,
+// keypoints, and the matches of image pairs in one table.
+type Scene struct {
+	// Version is the database's user_version: 0 (written without one),
+	// 3.x's as COLMAP 3.8 stamps it (3800), or MAJOR·10⁶ + MINOR·10⁴ + …
+	Version int
+	// IDs and Names are the images' image_id and name, in image_id
+	// order; CameraOf[i] is image i's index into Cameras.
+	IDs      []int64
+	Names    []string
+	CameraOf []int
+	// Cameras in camera_id order; CameraIDs their camera_id.
+	Cameras   []Camera
+	CameraIDs []int64
+	// Keypoints of each image in COLMAP's convention (first pixel's
+	// centre at 0.5); the affine shape is zero where the database stores
+	// positions alone (two columns).
+	Keypoints [][]Keypoint
+	// Pairs are the image pairs with matches in the table read, sorted by
+	// (I, J), I < J: keypoint index pairs (I's, J's), sorted.
+	Pairs []ScenePair
+}
+
+// ScenePair is one image pair's matches in a Scene.
+type ScenePair struct {
+	I, J    int
+	Matches [][2]int
+}
+
+// Points returns image i's keypoint positions in OpenCV's convention
+// (pixel centres at integers).
+func (s *Scene) Points(i int) []geom.Point {
+	pts := make([]geom.Point, len(s.Keypoints[i]))
+	for k, kp := range s.Keypoints[i] {
+		pts[k] = geom.Point{X: float64(kp.X) - 0.5, Y: float64(kp.Y) - 0.5}
+	}
+	return pts
+}
+
+// newestVersion is the newest schema ReadScene knows: COLMAP 4's
+// user_version is 4·10⁶ + …; 5·10⁶ and beyond is a COLMAP it has not
+// seen.
+const newestVersion = 5_000_000 - 1
+
+// ReadScene reads a COLMAP database (read-only) of COLMAP 3.x or 4.x, or
+// one another tool (hloc) wrote in their schema: every image with its
+// camera and keypoints (two, four or six columns), and the pairs of
+// table. A file that is not such a database, a newer schema, no
+// keypoints at all, or keypoints or matches that do not fit their images
+// is an error naming the file and what is wrong.
+func ReadScene(path string, table MatchTable) (*Scene, error) {
+	if table != Verified && table != Raw {
+		return nil, fmt.Errorf("colmap: no match table %q", table)
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	r := &dbReader{path: path, cm: &Matches{Pairs: map[[2]int][][2]int{}}, index: map[int64]int{}}
+	r := &dbReader{path: path, s: &Scene{}, index: map[int64]int{}}
 	if !st.Mode().IsRegular() {
 		return nil, r.fail("not a file")
 	}
@@ -44,20 +125,20 @@ func ReadMatches(path string) (*Matches, error) {
 		return nil, r.fail("%v", err)
 	}
 	defer r.db.Close()
-	for _, step := range []func() error{r.images, r.keypoints, r.matches} {
+	for _, step := range []func() error{r.version, r.cameras, r.images, r.keypoints, func() error { return r.pairs(table) }} {
 		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-	return r.cm, nil
+	return r.s, nil
 }
 
-// dbReader is one ReadMatches call: the database, what is read so far,
+// dbReader is one ReadScene call: the database, what is read so far,
 // and each image_id's index.
 type dbReader struct {
 	path  string
 	db    *sql.DB
-	cm    *Matches
+	s     *Scene
 	index map[int64]int
 }
 
@@ -91,19 +172,48 @@ func (r *dbReader) each(table, query string, row func(scan func(dest ...any) err
 	return nil
 }
 
-// images reads the images in image_id order with their cameras' widths.
-func (r *dbReader) images() error {
-	widths := map[int64]int{}
-	if err := r.each("cameras", `SELECT camera_id, width FROM cameras`, func(scan func(...any) error) error {
-		var id int64
-		var w int
-		if err := scan(&id, &w); err != nil {
-			return err
-		}
-		widths[id] = w
-		return nil
+// version reads user_version and refuses a schema newer than COLMAP 4.
+func (r *dbReader) version() error {
+	if err := r.each("user_version", `PRAGMA user_version`, func(scan func(...any) error) error {
+		return scan(&r.s.Version)
 	}); err != nil {
 		return err
+	}
+	if v := r.s.Version; v < 0 || v > newestVersion {
+		return r.fail("schema version %d is not COLMAP 3.x or 4.x's", v)
+	}
+	return nil
+}
+
+// cameras reads the cameras in camera_id order.
+func (r *dbReader) cameras() error {
+	return r.each("cameras", `SELECT camera_id, model, width, height, params, prior_focal_length FROM cameras ORDER BY camera_id`, func(scan func(...any) error) error {
+		var id, model, w, h, prior int64
+		var params []byte
+		if err := scan(&id, &model, &w, &h, &params, &prior); err != nil {
+			return err
+		}
+		if model < 0 || model >= int64(len(models)) {
+			return r.fail("camera %d: model %d is not one COLMAP knows", id, model)
+		}
+		p, err := float64s(params)
+		if err != nil {
+			return r.fail("camera %d: params: %v", id, err)
+		}
+		if _, err := newIntrinsics(int(model), uint64(max(w, 0)), uint64(max(h, 0)), p); err != nil {
+			return r.fail("camera %d: %v", id, err)
+		}
+		r.s.Cameras = append(r.s.Cameras, Camera{Model: models[model].name, Width: int(w), Height: int(h), Params: p, PriorFocal: prior != 0})
+		r.s.CameraIDs = append(r.s.CameraIDs, id)
+		return nil
+	})
+}
+
+// images reads the images in image_id order.
+func (r *dbReader) images() error {
+	camera := map[int64]int{}
+	for c, id := range r.s.CameraIDs {
+		camera[id] = c
 	}
 	if err := r.each("images", `SELECT image_id, name, camera_id FROM images ORDER BY image_id`, func(scan func(...any) error) error {
 		var id, cam int64
@@ -111,18 +221,19 @@ func (r *dbReader) images() error {
 		if err := scan(&id, &name, &cam); err != nil {
 			return err
 		}
-		w, ok := widths[cam]
-		if !ok || w <= 0 {
-			return r.fail("image %q: camera %d is missing or has no width", name, cam)
+		c, ok := camera[cam]
+		if !ok {
+			return r.fail("image %q: camera %d is missing", name, cam)
 		}
-		r.index[id] = len(r.cm.Names)
-		r.cm.Names = append(r.cm.Names, name)
-		r.cm.Widths = append(r.cm.Widths, w)
+		r.index[id] = len(r.s.Names)
+		r.s.IDs = append(r.s.IDs, id)
+		r.s.Names = append(r.s.Names, name)
+		r.s.CameraOf = append(r.s.CameraOf, c)
 		return nil
 	}); err != nil {
 		return err
 	}
-	if len(r.cm.Names) == 0 {
+	if len(r.s.Names) == 0 {
 		return r.fail("no images")
 	}
 	return nil
@@ -130,8 +241,9 @@ func (r *dbReader) images() error {
 
 // keypoints reads every image's keypoints.
 func (r *dbReader) keypoints() error {
-	r.cm.Points = make([][]geom.Point, len(r.cm.Names))
-	return r.each("keypoints", `SELECT image_id, rows, cols, data FROM keypoints`, func(scan func(...any) error) error {
+	r.s.Keypoints = make([][]Keypoint, len(r.s.Names))
+	rows := 0
+	if err := r.each("keypoints", `SELECT image_id, rows, cols, data FROM keypoints`, func(scan func(...any) error) error {
 		var id, n, cols int64
 		var data []byte
 		if err := scan(&id, &n, &cols, &data); err != nil {
@@ -142,17 +254,23 @@ func (r *dbReader) keypoints() error {
 			return r.fail("keypoints of image_id %d, which is not in images", id)
 		}
 		var err error
-		if r.cm.Points[i], err = decodeKeypoints(n, cols, data); err != nil {
-			return r.fail("keypoints of %q: %v", r.cm.Names[i], err)
+		if r.s.Keypoints[i], err = decodeKeypoints(n, cols, data); err != nil {
+			return r.fail("keypoints of %q: %v", r.s.Names[i], err)
 		}
+		rows++
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
+	if rows == 0 {
+		return r.fail("no keypoints (the keypoints table is empty)")
+	}
+	return nil
 }
 
-// matches reads the verified matches of two_view_geometries, lower image
-// first.
-func (r *dbReader) matches() error {
-	return r.each("two_view_geometries", `SELECT pair_id, rows, cols, data FROM two_view_geometries WHERE rows > 0`, func(scan func(...any) error) error {
+// pairs reads the pairs with matches in table, lower image first.
+func (r *dbReader) pairs(table MatchTable) error {
+	err := r.each(string(table), `SELECT pair_id, rows, cols, data FROM `+string(table)+` WHERE rows > 0`, func(scan func(...any) error) error {
 		var pid, n, cols int64
 		var data []byte
 		if err := scan(&pid, &n, &cols, &data); err != nil {
@@ -161,21 +279,27 @@ func (r *dbReader) matches() error {
 		i, ok1 := r.index[pid/pairScale]
 		j, ok2 := r.index[pid%pairScale]
 		if !ok1 || !ok2 || i == j {
-			return r.fail("two_view_geometries: pair_id %d is not two of its images", pid)
+			return r.fail("%s: pair_id %d is not two of its images", table, pid)
 		}
-		ms, err := decodeMatches(n, cols, data, len(r.cm.Points[i]), len(r.cm.Points[j]))
+		ms, err := decodeMatches(n, cols, data, len(r.s.Keypoints[i]), len(r.s.Keypoints[j]))
 		if err != nil {
-			return r.fail("matches of %q and %q: %v", r.cm.Names[i], r.cm.Names[j], err)
+			return r.fail("%s: matches of %q and %q: %v", table, r.s.Names[i], r.s.Names[j], err)
 		}
 		if i > j {
 			i, j = j, i
 			for k := range ms {
 				ms[k][0], ms[k][1] = ms[k][1], ms[k][0]
 			}
+			sortMatches(ms)
 		}
-		r.cm.Pairs[[2]int{i, j}] = ms
+		r.s.Pairs = append(r.s.Pairs, ScenePair{I: i, J: j, Matches: ms})
 		return nil
 	})
+	sort.Slice(r.s.Pairs, func(a, b int) bool {
+		pa, pb := r.s.Pairs[a], r.s.Pairs[b]
+		return pa.I < pb.I || pa.I == pb.I && pa.J < pb.J
+	})
+	return err
 }
 
 func closeRows(rows *sql.Rows) error {
@@ -186,26 +310,49 @@ func closeRows(rows *sql.Rows) error {
 	return err
 }
 
-// decodeKeypoints reads n keypoints of cols floats (2, 4 or 6: x, y
-// first, COLMAP's pixel convention) from a keypoints blob.
-func decodeKeypoints(n, cols int64, data []byte) ([]geom.Point, error) {
+// float64s decodes a blob of little-endian doubles.
+func float64s(b []byte) ([]float64, error) {
+	if len(b)%8 != 0 {
+		return nil, fmt.Errorf("%d bytes is not a whole number of doubles", len(b))
+	}
+	v := make([]float64, len(b)/8)
+	for k := range v {
+		v[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*k:]))
+	}
+	return v, nil
+}
+
+// decodeKeypoints reads n keypoints of cols floats from a keypoints blob:
+// x, y (COLMAP's pixel convention), then nothing (2), scale and
+// orientation in radians (4), or the affine shape a11, a12, a21, a22 (6).
+func decodeKeypoints(n, cols int64, data []byte) ([]Keypoint, error) {
 	if n < 0 || (cols != 2 && cols != 4 && cols != 6) {
 		return nil, fmt.Errorf("%d rows of %d columns: want 2, 4 or 6 columns", n, cols)
 	}
 	if n > int64(len(data)) || int64(len(data)) != 4*n*cols { // n first: 4·n·cols must not overflow
 		return nil, fmt.Errorf("%d rows of %d floats in %d bytes", n, cols, len(data))
 	}
-	pts := make([]geom.Point, n)
-	for k := range pts {
-		o := 4 * cols * int64(k)
-		x := math.Float32frombits(binary.LittleEndian.Uint32(data[o:]))
-		y := math.Float32frombits(binary.LittleEndian.Uint32(data[o+4:]))
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) || math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
-			return nil, fmt.Errorf("keypoint %d is not finite", k)
+	kps := make([]Keypoint, n)
+	row := make([]float32, cols)
+	for k := range kps {
+		for c := range row {
+			row[c] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*(cols*int64(k)+int64(c)):]))
+			if f := float64(row[c]); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("keypoint %d is not finite", k)
+			}
 		}
-		pts[k] = geom.Point{X: float64(x) - 0.5, Y: float64(y) - 0.5}
+		kp := Keypoint{X: row[0], Y: row[1]}
+		switch cols {
+		case 4:
+			sn, cs := math.Sincos(float64(row[3]))
+			s := float64(row[2])
+			kp.A11, kp.A12, kp.A21, kp.A22 = float32(s*cs), float32(-s*sn), float32(s*sn), float32(s*cs)
+		case 6:
+			kp.A11, kp.A12, kp.A21, kp.A22 = row[2], row[3], row[4], row[5]
+		}
+		kps[k] = kp
 	}
-	return pts, nil
+	return kps, nil
 }
 
 // decodeMatches reads n matches (two uint32 keypoint indices) of a pair
@@ -226,11 +373,15 @@ func decodeMatches(n, cols int64, data []byte, na, nb int) ([][2]int, error) {
 		}
 		ms[k] = [2]int{int(a), int(b)}
 	}
+	sortMatches(ms)
+	return ms, nil
+}
+
+func sortMatches(ms [][2]int) {
 	sort.Slice(ms, func(x, y int) bool {
 		if ms[x][0] != ms[y][0] {
 			return ms[x][0] < ms[y][0]
 		}
 		return ms[x][1] < ms[y][1]
 	})
-	return ms, nil
 }

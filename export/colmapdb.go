@@ -146,7 +146,7 @@ func (d *ColmapDatabase) colmap() (*colmap.Database, error) {
 		db.Images[i] = colmap.Image{Name: s.Image, Camera: d.CameraOf[i], Features: func() ([]colmap.Keypoint, []byte, error) { return colmapFeatures(s) }}
 	}
 	for _, p := range d.Pairs {
-		cp, err := p.colmap()
+		cp, err := p.Colmap()
 		if err != nil {
 			return nil, fmt.Errorf("pair (%s, %s): %w", d.Sets[p.I].Image, d.Sets[p.J].Image, err)
 		}
@@ -170,10 +170,10 @@ func colmapFeatures(s *features.Set) ([]colmap.Keypoint, []byte, error) {
 	return kps, desc, err
 }
 
-// colmap is p as COLMAP's two-view geometry: its configuration (planar
+// Colmap is p as COLMAP's two-view geometry: its configuration (planar
 // when a homography explains it, whatever its model) and its matrices in
 // COLMAP's pixel convention.
-func (p ColmapPair) colmap() (colmap.Pair, error) {
+func (p ColmapPair) Colmap() (colmap.Pair, error) {
 	cp := colmap.Pair{I: p.I, J: p.J, Matches: p.Matches}
 	switch p.Model {
 	case pairwise.Homography:

@@ -354,7 +354,12 @@ func (r *Result) solve(ctx context.Context, opts Options) error {
 		co.Progress = stageProgress(opts.Progress, StageSolve)
 	}
 	solve := opts.Solve.Solver
-	if solve == nil {
+	switch {
+	case opts.Solve.UnionFind:
+		solve = func(context.Context, *clear.Problem, *clear.Options) (*clear.Result, error) {
+			return unionFind(r.Problem)
+		}
+	case solve == nil:
 		solve = clear.SolveContext
 	}
 	if r.Clear, err = solve(ctx, r.Problem, &co); err != nil {

@@ -103,6 +103,10 @@ type SolveOptions struct {
 	// test (guided matches weigh 1); the default is binary, which the
 	// verified pipeline needs (low weights inflate the universe estimate).
 	Weighted bool
+	// UnionFind builds tracks as SfM engines do instead of CLEAR: each
+	// connected component of the matches is a track, which may hold two
+	// keypoints of one image. It is there to compare the two.
+	UnionFind bool
 	// Solver, if set, solves instead of clear.SolveContext: a caller that
 	// solved the same problem elsewhere (clearmatch-beam, part by part)
 	// gives its result. It must return what clear.SolveContext would.

@@ -29,6 +29,7 @@ type command struct {
 
 var commands = []command{
 	{"match", "match DIR|IMAGE... -out OUTDIR", "the main job: image folder in, cycle-consistent tracks out", runMatch},
+	{"tracks", "tracks DATABASE -out DIR", "reads a COLMAP database (COLMAP's or hloc's matches) and writes consistent tracks and a database for the mapper", runTracks},
 	{"demo", "demo [-out DIR]", "the embedded default: a rendered planar scene through the whole pipeline", runDemo},
 	{"eval", "eval hotel|graffiti", "reproduce the paper's CMU Hotel or Graffiti experiment", runEval},
 	{"eval-sfm", "eval-sfm MODEL GT", "a COLMAP model's cameras against ground-truth cameras (Strecha format)", runEvalSfM},

@@ -64,8 +64,13 @@ func printRunWarnings(w io.Writer, res *pipeline.Result) {
 func printStageLines(w io.Writer, res *pipeline.Result, o *matchOptions) {
 	c, p, t := res.Clear, &o.pipe.Tracks, res.Timing
 	verified := !o.pipe.Verification.Off
-	fmt.Fprintf(w, "solve    CLEAR made the matches of %s keypoints consistent: %s scene points (those seen once included) from %s groups of matches (largest %s keypoints), %s\n",
-		count(len(c.Item)), count(c.UniverseSize), count(c.Components), count(c.LargestComponent), dur(t.Solve))
+	if o.pipe.Solve.UnionFind {
+		fmt.Fprintf(w, "solve    union-find (not CLEAR) made each of %s groups of matches one track (largest %s keypoints; not cycle-consistent), %s\n",
+			count(c.Components), count(c.LargestComponent), dur(t.Solve))
+	} else {
+		fmt.Fprintf(w, "solve    CLEAR made the matches of %s keypoints consistent: %s scene points (those seen once included) from %s groups of matches (largest %s keypoints), %s\n",
+			count(len(c.Item)), count(c.UniverseSize), count(c.Components), count(c.LargestComponent), dur(t.Solve))
+	}
 	if res.Foreign > 0 {
 		fmt.Fprintf(w, "solve    %s keypoints left the track CLEAR gave them: it belongs to another group of matches (their group had more keypoints in an image than tracks)\n", count(res.Foreign))
 	}

@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clearmatch/clearmatch/colmap"
+	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pipeline"
+)
+
+// tracksWriter writes a tracks run's files into its stage.
+type tracksWriter struct {
+	dir, db string
+	scene   *colmap.Scene
+	res     *pipeline.Result
+	o       *tracksOptions
+	timing  map[string]float64 // seconds of the steps outside the pipeline
+	tracks  *export.Tracks
+	ms      []export.Match
+	report  tracksDatabase
+}
+
+// tracksDatabase is report.json's "database": what tracks read and wrote.
+type tracksDatabase struct {
+	Path          string `json:"path"`
+	SchemaVersion int    `json:"schema_version"`
+	// Matches is the table read: two_view_geometries or matches.
+	Matches string `json:"matches"`
+	// Camera is where the camera verification used came from: the
+	// database (a known focal length), -intrinsics, or none.
+	Camera       string `json:"camera"`
+	InputPairs   int    `json:"input_pairs"`
+	InputMatches int    `json:"input_matches"`
+	// OutputPairs and OutputMatches are what colmap/database.db's
+	// two_view_geometries hold.
+	OutputPairs   int `json:"output_pairs"`
+	OutputMatches int `json:"output_matches"`
+	// Conflicts count the pairs of keypoints of one image in one
+	// union-find track, of the input's matches and of the output's.
+	Conflicts struct {
+		Input  int `json:"input"`
+		Output int `json:"output"`
+	} `json:"conflicts"`
+	Geometries colmap.GeometryCounts `json:"two_view_geometries"`
+}
+
+// timed runs f and adds its time to the step's.
+func (w *tracksWriter) timed(step string, f func() error) error {
+	t0 := time.Now()
+	err := f()
+	w.timing[step] += time.Since(t0).Seconds()
+	return err
+}
+
+// write writes tracks.json, matches.csv and colmap/database.db.
+func (w *tracksWriter) write(ctx context.Context) error {
+	return w.timed("write", func() error {
+		w.tracks, w.ms = export.Build(w.res.Output(), w.res.Item)
+		if err := writeStream(filepath.Join(w.dir, "tracks.json"), func(out io.Writer) error { return export.WriteTracks(out, w.tracks) }); err != nil {
+			return err
+		}
+		if err := writeStream(filepath.Join(w.dir, "matches.csv"), func(out io.Writer) error { return export.WriteMatchesCSV(out, w.tracks.Images, w.ms) }); err != nil {
+			return err
+		}
+		return w.writeDatabase(ctx)
+	})
+}
+
+// writeDatabase writes colmap/database.db: the input with the consistent
+// matches of every pair that keeps -min-inliers of them.
+func (w *tracksWriter) writeDatabase(ctx context.Context) error {
+	pairs, _ := export.ColmapPairs(w.res, w.ms)
+	var written []colmap.Pair
+	var out []colmap.ScenePair
+	for _, p := range pairs {
+		if len(p.Matches) < w.o.pipe.Verification.MinInliers {
+			continue
+		}
+		cp, err := p.Colmap()
+		if err != nil {
+			return err
+		}
+		written = append(written, cp)
+		sp := colmap.ScenePair{I: cp.I, J: cp.J, Matches: make([][2]int, len(cp.Matches))}
+		for k, m := range cp.Matches {
+			sp.Matches[k] = [2]int{int(m[0]), int(m[1])}
+		}
+		out = append(out, sp)
+		w.report.OutputMatches += len(cp.Matches)
+	}
+	dir := filepath.Join(w.dir, "colmap")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var err error
+	if w.report.Geometries, err = colmap.CopyWithGeometries(ctx, w.db, filepath.Join(dir, "database.db"), w.scene.IDs, written); err != nil {
+		return err
+	}
+	if w.res.Refined != nil {
+		if err := colmap.MoveKeypoints(ctx, filepath.Join(dir, "database.db"), w.scene.IDs, refinedPositions(w.res.Refined)); err != nil {
+			return err
+		}
+	}
+	counts := make([]int, len(w.res.Sets))
+	for i, s := range w.res.Sets {
+		counts[i] = s.Len()
+	}
+	w.report.Conflicts.Input = eval.Conflicts(counts, w.scene.Pairs)
+	w.report.Conflicts.Output = eval.Conflicts(counts, out)
+	w.report.OutputPairs = len(written)
+	return nil
+}
+
+// refinedPositions are the images' keypoint positions after refinement,
+// in COLMAP's convention.
+func refinedPositions(refined []*features.Set) [][][2]float32 {
+	out := make([][][2]float32, len(refined))
+	for i, s := range refined {
+		out[i] = make([][2]float32, len(s.Keypoints))
+		for k, kp := range s.Keypoints {
+			out[i][k] = [2]float32{kp.X + 0.5, kp.Y + 0.5}
+		}
+	}
+	return out
+}
+
+// writeReport writes report.json: match's report of the run, with the
+// database's section.
+func (w *tracksWriter) writeReport(total time.Duration) error {
+	rep := export.NewReport(w.res, w.tracks, w.ms)
+	for k, v := range w.timing {
+		rep.TimingSeconds[k] = v
+	}
+	rep.TimingSeconds["total"] = total.Seconds()
+	d := &w.report
+	d.Path, d.SchemaVersion, d.Matches, d.InputPairs = w.db, w.scene.Version, tableName(w.o.table), len(w.scene.Pairs)
+	for _, p := range w.scene.Pairs {
+		d.InputMatches += len(p.Matches)
+	}
+	switch {
+	case !w.o.pipe.Verification.Intrinsics.Known():
+		d.Camera = "none"
+	case w.o.intrinsics == "":
+		d.Camera = "database"
+	default:
+		d.Camera = "-intrinsics"
+	}
+	var b bytes.Buffer
+	if err := export.WriteJSON(&b, struct {
+		*export.Report
+		Database *tracksDatabase `json:"database"`
+	}{rep, d}); err != nil {
+		return err
+	}
+	return writeFiles(w.dir, map[string][]byte{"report.json": b.Bytes()})
+}
+
+// printSummary prints what the run wrote, on stdout.
+func (w *tracksWriter) printSummary(out io.Writer) {
+	d := &w.report
+	obs := 0
+	for _, t := range w.tracks.Tracks {
+		obs += len(t.Observations)
+	}
+	fmt.Fprintf(out, "read     %s, %s with %s matches (%s), %s in their union-find tracks\n",
+		plural(len(w.scene.Names), "image"), plural(d.InputPairs, "image pair"), count(d.InputMatches), d.Matches, plural(d.Conflicts.Input, "conflict"))
+	fmt.Fprintf(out, "tracks   %s of %s observations, each image at most once in a track\n", plural(len(w.tracks.Tracks), "track"), count(obs))
+	fmt.Fprintf(out, "colmap   database.db: %s with %s consistent matches (%d kept as they were, %d changed, %d taken out), %s\n",
+		plural(d.OutputPairs, "image pair"), count(d.OutputMatches), d.Geometries.Kept, d.Geometries.Changed, d.Geometries.Dropped, plural(d.Conflicts.Output, "conflict"))
+	fmt.Fprintf(out, "wrote    %s\n", w.o.out)
+}
