@@ -132,7 +132,7 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
 		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
 		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), ForeignObservations: r.Foreign, CompletedObservations: r.Completed, UnconfirmedObservations: r.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: PairCacheHits{r.PairCacheHits[0], r.PairCacheHits[1]}, DescriptorLoads: r.DescriptorLoads,
+		Tracks: len(t.Tracks), ForeignObservations: r.Foreign, CompletedObservations: r.Completed, UnconfirmedObservations: r.Refinement.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: PairCacheHits{r.PairCacheHits[0], r.PairCacheHits[1]}, DescriptorLoads: r.DescriptorLoads,
 		TimingSeconds: map[string]float64{
 			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
 			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),

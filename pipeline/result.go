@@ -7,7 +7,6 @@ import (
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
-	"github.com/clearmatch/clearmatch/refine"
 	"github.com/clearmatch/clearmatch/tracks"
 )
 
@@ -82,23 +81,23 @@ type Result struct {
 	// another component of the association graph, which the solve took
 	// out of their tracks (dropForeign).
 	Foreign int
-	// Unconfirmed counts the observations completion added that
-	// refinement took out again (their patch did not align with the
-	// track's reference); Completed still counts them.
-	Unconfirmed int
 	// Refined, when refinement ran, holds each image's features with the
 	// tracks' keypoints moved (descriptors shared with Sets); Refinement
-	// counts what was moved. Output returns it.
+	// counts what was moved, and the observations completion added that
+	// refinement took out again (their patch did not align with the
+	// track's reference; Completed still counts them). Output returns it.
 	Refined    []*features.Set
-	Refinement refine.Stats
+	Refinement tracks.RefineStats
 	// Weak counts what the weak-pair filter did.
 	Weak WeakStats
 	// SelfCalibration is what the self-calibration found (nil when it did
 	// not run). Its Camera is in full-resolution pixels, pixel centres at
 	// integer coordinates.
 	SelfCalibration *calib.Result
-	// Reproj counts what the reprojection filter did.
-	Reproj ReprojStats
+	// Reproj counts what the reprojection filter did, MinTrack what
+	// -min-track took out.
+	Reproj   ReprojStats
+	MinTrack tracks.MinTrackStats
 	Timing Timing
 }
 

@@ -8,42 +8,42 @@ import (
 )
 
 // trackStages runs the stages after CLEAR (package tracks) in order, each
-// on the previous one's output, and records their results and times.
+// on the previous one's output, and records their stats and times.
 func (r *Result) trackStages(ctx context.Context, opts Options) error {
 	v := r.trackViews(opts)
 	t := tracks.Tracks{Item: r.Item, Solved: r.Item, Keypoints: r.Sets, Pairs: r.Verified}
-	o := opts.Tracks
-	var err error
-	var refined tracks.RefineStats
 	lap := stopwatch()
-	if t, r.Completed, err = tracks.Complete(ctx, v, t, o.Complete); err != nil {
-		return err
-	}
-	r.Timing.Complete = lap()
-	if t, refined, err = tracks.Refine(ctx, v, t, o.Refine); err != nil {
-		return err
-	}
-	r.Timing.Refine = lap()
-	if t, r.Weak, err = tracks.FilterWeak(ctx, v, t, o.Weak); err != nil {
-		return err
-	}
-	r.Timing.Weak = lap()
-	if r.SelfCalibration, err = tracks.SelfCalibrate(ctx, v, t, o.Calibrate); err != nil {
-		return err
-	}
-	r.Timing.Calibrate = lap()
-	if t, r.Reproj, err = tracks.FilterReproj(ctx, v, t, r.SelfCalibration, o.Reproj); err != nil {
-		return err
-	}
-	r.Timing.Reproj = lap()
-	if t, _, err = tracks.DropShort(ctx, v, t, o.MinTrack); err != nil {
-		return err
+	for _, stage := range opts.Tracks.Stages() {
+		var st tracks.Stats
+		var err error
+		if t, st, err = stage.Run(ctx, v, t); err != nil {
+			return err
+		}
+		r.record(st, lap())
 	}
 	r.Item, r.Verified = t.Item, t.Pairs
-	if refined.Ran {
-		r.Refined, r.Refinement, r.Unconfirmed = t.Keypoints, refined.Stats, refined.Unconfirmed
+	if r.Refinement.Ran {
+		r.Refined = t.Keypoints
 	}
 	return nil
+}
+
+// record keeps a track stage's stats and time in the result.
+func (r *Result) record(st tracks.Stats, d time.Duration) {
+	switch st := st.(type) {
+	case tracks.CompleteStats:
+		r.Completed, r.Timing.Complete = st.Added, d
+	case tracks.RefineStats:
+		r.Refinement, r.Timing.Refine = st, d
+	case tracks.WeakStats:
+		r.Weak, r.Timing.Weak = st, d
+	case tracks.CalibrateStats:
+		r.SelfCalibration, r.Timing.Calibrate = st.Result, d
+	case tracks.ReprojStats:
+		r.Reproj, r.Timing.Reproj = st, d
+	case tracks.MinTrackStats:
+		r.MinTrack = st
+	}
 }
 
 // trackViews is what the track stages read: the features, the image

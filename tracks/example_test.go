@@ -51,3 +51,29 @@ func ExampleComplete() {
 	fmt.Println(out.Item, added, in.Item)
 	// Output: [0 0 -1 0] 1 [0 0 -1 -1]
 }
+
+// The stages run as the pipeline runs them: each on the previous one's
+// tracks, each saying what it did. With every stage off but -min-track
+// 3, only the track of three observations stays.
+func ExampleOptions_Stages() {
+	views := &tracks.Views{Sets: []*features.Set{
+		{Keypoints: make([]features.Keypoint, 2)}, {Keypoints: make([]features.Keypoint, 2)}, {Keypoints: make([]features.Keypoint, 1)},
+	}}
+	t := tracks.Tracks{Item: []int{0, 1, 0, 1, 0}, Keypoints: views.Sets}
+	o := tracks.AllOff()
+	o.MinTrack.Min = 3
+	for _, stage := range o.Stages() {
+		var st tracks.Stats
+		var err error
+		if t, st, err = stage.Run(context.Background(), views, t); err != nil {
+			panic(err)
+		}
+		if mt, ok := st.(tracks.MinTrackStats); ok {
+			fmt.Printf("%s: %d track, %d observations out\n", stage.Name(), mt.Tracks, mt.Observations)
+		}
+	}
+	fmt.Println(t.Item)
+	// Output:
+	// min-track: 1 track, 2 observations out
+	// [0 -1 0 -1 0]
+}

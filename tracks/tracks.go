@@ -3,6 +3,7 @@ package tracks
 import (
 	"slices"
 
+	"github.com/clearmatch/clearmatch/calib"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
@@ -54,6 +55,9 @@ type Tracks struct {
 	// order), with the models the stages left them: FilterWeak refits
 	// some.
 	Pairs []pairwise.Verified
+	// Camera is the camera self-calibration found (nil when it did not
+	// run): the reprojection filter reconstructs with it.
+	Camera *calib.Result
 }
 
 // offsets returns the global index of each image's first observation,

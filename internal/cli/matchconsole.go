@@ -81,8 +81,8 @@ func printStageLines(w io.Writer, res *pipeline.Result, o *matchOptions) {
 		st := res.Refinement
 		fmt.Fprintf(w, "refine   %s of %s keypoints moved to sub-pixel agreement with their track (the rest kept: flat, near a border or not aligned), %s\n",
 			count(st.Moved), count(st.Observations), dur(t.Refine))
-		if res.Unconfirmed > 0 {
-			fmt.Fprintf(w, "refine   %s keypoints added by completion whose patch did not align left their track again\n", count(res.Unconfirmed))
+		if res.Refinement.Unconfirmed > 0 {
+			fmt.Fprintf(w, "refine   %s keypoints added by completion whose patch did not align left their track again\n", count(res.Refinement.Unconfirmed))
 		}
 	}
 	if verified && (!p.Weak.Off || !p.Weak.Loops.Off && o.pipe.Verification.Intrinsics.Known()) {
