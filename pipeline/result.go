@@ -98,7 +98,7 @@ type Result struct {
 	// -min-track took out.
 	Reproj   ReprojStats
 	MinTrack tracks.MinTrackStats
-	Timing Timing
+	Timing   Timing
 }
 
 // Output returns the features the tracks are written with: Refined when
