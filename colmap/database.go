@@ -61,8 +61,8 @@ type Image struct {
 	// Camera is the index of its camera in Database.Cameras.
 	Camera int
 	// Features returns its keypoints and descriptors (DescriptorSize
-	// bytes per keypoint), called once when the image is written, so a
-	// large folder's are never all in memory at once.
+	// bytes per keypoint, or nil for none), called once when the image is
+	// written, so a large folder's are never all in memory at once.
 	Features func() ([]Keypoint, []byte, error)
 }
 
@@ -181,7 +181,7 @@ func (d *Database) writeImages(tx *sql.Tx) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(desc) != DescriptorSize*len(kps) {
+		if desc != nil && len(desc) != DescriptorSize*len(kps) {
 			return nil, fmt.Errorf("image %s: %d descriptor bytes for %d keypoints", im.Name, len(desc), len(kps))
 		}
 		kp := make([]float32, 0, 6*len(kps))
@@ -190,6 +190,10 @@ func (d *Database) writeImages(tx *sql.Tx) ([]int, error) {
 		}
 		if _, err := tx.Exec(`INSERT INTO keypoints VALUES (?, ?, ?, ?)`, i+1, len(kps), 6, float32Blob(kp)); err != nil {
 			return nil, err
+		}
+		if desc == nil {
+			counts[i] = len(kps)
+			continue // no descriptors, as hloc's databases
 		}
 		if _, err := tx.Exec(`INSERT INTO descriptors VALUES (?, ?, ?, ?)`, i+1, len(kps), DescriptorSize, desc); err != nil {
 			return nil, err

@@ -62,6 +62,12 @@ func TestTracksDatabase(t *testing.T) {
 	if d.Conflicts.Input == 0 || d.Conflicts.Output != 0 || d.OutputPairs == 0 || d.Matches != "two_view_geometries" || rep.Tracks == 0 {
 		t.Errorf("report %+v, %d tracks", d, rep.Tracks)
 	}
+	schema := readJSON(t, filepath.Join("..", "..", "docs", "schema", "report.schema.json"))
+	var errs []string
+	validate(schema.(map[string]any), schema.(map[string]any), readJSON(t, filepath.Join(out, "report.json")), "report.json", &errs)
+	for _, e := range errs {
+		t.Error(e)
+	}
 	s, err := colmap.ReadScene(filepath.Join(out, "colmap", "database.db"), colmap.Verified)
 	if err != nil {
 		t.Fatal(err)
