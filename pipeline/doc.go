@@ -7,12 +7,14 @@
 //	match     Lowe's ratio test per pair (package pairwise)
 //	verify    two-view geometry (H, F or E) per pair (package pairwise)
 //	solve     CLEAR on the verified association graph (package clear)
-//	tracks    completion, refinement, the weak-pair filter, self-calibration
-//	          and the reprojection filter (package tracks)
+//	tracks    completion, refinement, the weak-pair filter, self-calibration,
+//	          the reprojection filter and -min-track (package tracks: each
+//	          a tracks.Stage, run in the order of tracks.Options.Stages)
 //
 // Run takes image files, Match takes feature sets (a benchmark's selected
-// features, say); both return a Result with every step's output, stats
-// and timing. Options hold one group per step; DefaultOptions is what
+// features, say), MatchGiven keypoints and matches made elsewhere (another
+// matcher's, a COLMAP database's: verify, solve and tracks only); each
+// returns a Result with every step's output, stats and timing. Options hold one group per step; DefaultOptions is what
 // `clearmatch match` runs with no flags.
 //
 // The package owns the concurrency (a bounded worker pool per step, never
