@@ -166,3 +166,17 @@ func TestCopyWithGeometries(t *testing.T) {
 		t.Errorf("moved keypoint %+v, %v", s.Keypoints[0][0], err)
 	}
 }
+
+// TestCopyWithGeometriesCancelled: a cancelled copy leaves no file.
+func TestCopyWithGeometriesCancelled(t *testing.T) {
+	src := writeTestDatabase(t)
+	dst := filepath.Join(t.TempDir(), "out.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := CopyWithGeometries(ctx, src, dst, []int64{1, 2, 3}, nil); err == nil {
+		t.Error("a cancelled copy succeeded")
+	}
+	if _, err := os.Stat(dst); !os.IsNotExist(err) {
+		t.Errorf("a cancelled copy left %s (%v)", dst, err)
+	}
+}

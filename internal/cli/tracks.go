@@ -143,6 +143,11 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return err
 	}
+	w := &tracksWriter{dir: "", db: db, scene: scene, o: &o, timing: map[string]float64{}}
+	w.readInput()
+	// The pipeline's sets and pairs hold what is needed from here on:
+	// memory follows one copy of the keypoints and matches.
+	scene.Keypoints, scene.Pairs = nil, nil
 	read := time.Since(t0)
 	stage, err := newStage(o.out, o.force)
 	if err != nil {
@@ -161,7 +166,7 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if o.progress != "json" {
 		printStageLines(stderr, res, &matchOptions{pipe: o.pipe})
 	}
-	w := &tracksWriter{dir: stage.Dir, db: db, scene: scene, res: res, o: &o, timing: map[string]float64{"read": read.Seconds()}}
+	w.dir, w.res, w.timing["read"] = stage.Dir, res, read.Seconds()
 	if err := w.write(ctx); err != nil {
 		return err
 	}

@@ -109,12 +109,7 @@ func (w *tracksWriter) writeDatabase(ctx context.Context) error {
 			return err
 		}
 	}
-	counts := make([]int, len(w.res.Sets))
-	for i, s := range w.res.Sets {
-		counts[i] = s.Len()
-	}
-	w.report.Conflicts.Input = eval.Conflicts(counts, w.scene.Pairs)
-	w.report.Conflicts.Output = eval.Conflicts(counts, out)
+	w.report.Conflicts.Output = eval.Conflicts(keypointCounts(w.res.Sets), out)
 	w.report.OutputPairs = len(written)
 	return nil
 }
@@ -132,6 +127,29 @@ func refinedPositions(refined []*features.Set) [][][2]float32 {
 	return out
 }
 
+// readInput counts what the database held: its pairs, matches and the
+// conflicts of their union-find tracks.
+func (w *tracksWriter) readInput() {
+	d := &w.report
+	d.InputPairs = len(w.scene.Pairs)
+	for _, p := range w.scene.Pairs {
+		d.InputMatches += len(p.Matches)
+	}
+	counts := make([]int, len(w.scene.Keypoints))
+	for i, kps := range w.scene.Keypoints {
+		counts[i] = len(kps)
+	}
+	d.Conflicts.Input = eval.Conflicts(counts, w.scene.Pairs)
+}
+
+func keypointCounts(sets []*features.Set) []int {
+	counts := make([]int, len(sets))
+	for i, s := range sets {
+		counts[i] = s.Len()
+	}
+	return counts
+}
+
 // writeReport writes report.json: match's report of the run, with the
 // database's section.
 func (w *tracksWriter) writeReport(total time.Duration) error {
@@ -141,10 +159,7 @@ func (w *tracksWriter) writeReport(total time.Duration) error {
 	}
 	rep.TimingSeconds["total"] = total.Seconds()
 	d := &w.report
-	d.Path, d.SchemaVersion, d.Matches, d.InputPairs = w.db, w.scene.Version, tableName(w.o.table), len(w.scene.Pairs)
-	for _, p := range w.scene.Pairs {
-		d.InputMatches += len(p.Matches)
-	}
+	d.Path, d.SchemaVersion, d.Matches = w.db, w.scene.Version, tableName(w.o.table)
 	switch {
 	case !w.o.pipe.Verification.Intrinsics.Known():
 		d.Camera = "none"
