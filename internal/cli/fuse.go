@@ -3,10 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -90,6 +93,67 @@ func (o *fuseOptions) addFlags(fs *flagSet) {
 	})
 }
 
+// LogManifest is the file in a robot log folder that says how to read
+// it: fuse's flags, as on the command line ('#' starts a comment), which
+// the command line's override.
+const LogManifest = "log-flags.txt"
+
+// parse reads fuse's arguments: a log folder's manifest first, then the
+// command line, checked. A log folder read without its motion model and
+// bearing convention stated (by flags or manifest) is refused: a wrong
+// guess reads steering as turn rates and reports a plausible map.
+func (o *fuseOptions) parse(args []string, stdout io.Writer) ([]string, error) {
+	fs := newFlags("fuse", fuseUsage, stdout)
+	o.addFlags(fs)
+	inputs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) != 1 {
+		return nil, o.check(inputs)
+	}
+	if fi, err := os.Stat(inputs[0]); err == nil && fi.IsDir() {
+		manifest, err := readManifest(inputs[0])
+		if err != nil {
+			return nil, err
+		}
+		*o = fuseOptions{}
+		fs = newFlags("fuse", fuseUsage, stdout)
+		o.addFlags(fs)
+		if err := fs.parse(manifest); err != nil || fs.NArg() > 0 {
+			return nil, usagef("%s: want fuse's flags (%v)", filepath.Join(inputs[0], LogManifest), err)
+		}
+		if inputs, err = parseInterleaved(fs, args); err != nil {
+			return nil, err
+		}
+		given := fs.given()
+		if !given("motion") || !given("bearing-ahead") {
+			return nil, usagef("%s is a robot log: say how to read it with -motion (unicycle: time, speed, turn rate; ackermann: time, encoder speed, steering) and -bearing-ahead (the bearing of straight ahead, rad: 0, or 1.5708 for a scanner measuring from its right), or write them into %s (docs/fuse.md)",
+				inputs[0], filepath.Join(inputs[0], LogManifest))
+		}
+	}
+	return inputs, o.check(inputs)
+}
+
+// readManifest returns the flags of dir's LogManifest (none when there is
+// none).
+func readManifest(dir string) ([]string, error) {
+	path := filepath.Join(dir, LogManifest)
+	b, err := readSmallFile(path, 1<<16)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		args = append(args, strings.Fields(line)...)
+	}
+	return args, nil
+}
+
 // check refuses impossible values before any work.
 func (o *fuseOptions) check(inputs []string) error {
 	switch {
@@ -140,13 +204,8 @@ func fuseMethods() map[string]bool {
 
 func runFuse(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var o fuseOptions
-	fs := newFlags("fuse", fuseUsage, stdout)
-	o.addFlags(fs)
-	inputs, err := parseInterleaved(fs, args)
+	inputs, err := o.parse(args, stdout)
 	if err != nil {
-		return err
-	}
-	if err := o.check(inputs); err != nil {
 		return err
 	}
 	s, fromLog, err := o.readMaps(inputs[0])

@@ -24,6 +24,7 @@ func writeSimulated(t *testing.T, dir string) (logDir, maps, poses string) {
 	if err := localmap.WriteLog(logDir, l); err != nil {
 		t.Fatal(err)
 	}
+	os.WriteFile(filepath.Join(logDir, LogManifest), []byte(simulatedManifest), 0o644)
 	s, err := localmap.FromLog(l, localmap.LogOptions{Motion: localmap.Unicycle{}, Window: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func TestFuse(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "meas.dat"), det, 0o644)
 	for name, args := range map[string][]string{
 		"log":   {"fuse", logDir, "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-log")},
-		"files": {"fuse", dir, "-odometry", filepath.Join(logDir, "odometry.csv"), "-detections", filepath.Join(dir, "meas.dat"), "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-files")},
+		"files": {"fuse", dir, "-motion", "unicycle", "-bearing-ahead", "0", "-odometry", filepath.Join(logDir, "odometry.csv"), "-detections", filepath.Join(dir, "meas.dat"), "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-files")},
 		"maps":  {"fuse", maps, "-poses", poses, "-out", filepath.Join(dir, "out-maps"), "-methods", "clear,baseline"},
 	} {
 		code, stdout, stderr := runCmd(t, "", args...)
@@ -108,8 +109,13 @@ func TestFuseBadInput(t *testing.T) {
 		os.MkdirAll(d, 0o755)
 		os.WriteFile(filepath.Join(d, "odometry.csv"), []byte(odo), 0o644)
 		os.WriteFile(filepath.Join(d, "detections.csv"), []byte(det), 0o644)
+		os.WriteFile(filepath.Join(d, LogManifest), []byte("-motion unicycle # speed, turn rate\n-bearing-ahead 0\n"), 0o644)
 		return d
 	}
+	noManifest := badLog("plain", "0,1,0\n", "0 5 0\n")
+	os.Remove(filepath.Join(noManifest, LogManifest))
+	badManifest := badLog("badmanifest", "0,1,0\n", "0 5 0\n")
+	os.WriteFile(filepath.Join(badManifest, LogManifest), []byte("-motion unicycle -turbo\n"), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -129,6 +135,9 @@ func TestFuseBadInput(t *testing.T) {
 		{"unknown method", []string{maps, "-methods", "clear,magic"}, "magic"},
 		{"no such input", []string{filepath.Join(dir, "nothing")}, "no such file or folder"},
 		{"bad columns", []string{logDir, "-columns", "time,range"}, "no bearing"},
+		{"a log that does not say how to read it", []string{noManifest}, "say how to read it with -motion"},
+		{"half said", []string{noManifest, "-motion", "ackermann"}, "-bearing-ahead"},
+		{"a manifest with a wrong flag", []string{badManifest}, LogManifest + ": want fuse's flags"},
 	} {
 		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
 		code, _, stderr := runCmd(t, "", append(append([]string{"fuse"}, tc.args...), "-out", out)...)

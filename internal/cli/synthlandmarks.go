@@ -52,10 +52,20 @@ func runSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 	if err := localmap.WriteLog(stage.Dir, l); err != nil {
 		return err
 	}
+	if err := writeFiles(stage.Dir, map[string][]byte{LogManifest: []byte(simulatedManifest)}); err != nil {
+		return err
+	}
 	if err := stage.Publish(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d odometry readings, %d detections over %.0f s; output: %s (%s, %s)\n", len(l.Odometry), len(l.Detections), c.Duration,
-		*out, filepath.Join(*out, "odometry.csv"), filepath.Join(*out, "detections.csv"))
+	fmt.Fprintf(stdout, "%d odometry readings, %d detections over %.0f s; output: %s (%s, %s, %s)\n", len(l.Odometry), len(l.Detections), c.Duration,
+		*out, filepath.Join(*out, "odometry.csv"), filepath.Join(*out, "detections.csv"), filepath.Join(*out, LogManifest))
 	return nil
 }
+
+// simulatedManifest says how fuse reads a simulated log: speed and turn
+// rate, bearings from straight ahead, the true landmark of each detection.
+const simulatedManifest = `# How clearmatch fuse reads this log (docs/fuse.md): a simulated robot's
+# speed and turn rate; bearings from straight ahead; each detection's truth.
+-motion unicycle -bearing-ahead 0 -columns time,range,bearing,truth
+`
