@@ -230,3 +230,26 @@ func MoveKeypoints(ctx context.Context, path string, ids []int64, pos [][][2]flo
 	}
 	return nil
 }
+
+// SetCamera sets, in the database at path, the parameters of the camera
+// camera_id (in its model's order, COLMAP's convention) and whether its
+// focal length is known.
+func SetCamera(ctx context.Context, path string, id int64, params []float64, priorFocal bool) error {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return fmt.Errorf("colmap: %s: %w", path, err)
+	}
+	defer db.Close()
+	prior := 0
+	if priorFocal {
+		prior = 1
+	}
+	res, err := db.ExecContext(ctx, `UPDATE cameras SET params = ?, prior_focal_length = ? WHERE camera_id = ?`, float64Blob(params), prior, id)
+	if err != nil {
+		return fmt.Errorf("colmap: %s: %w", path, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("colmap: %s: no camera %d", path, id)
+	}
+	return nil
+}

@@ -115,6 +115,18 @@ func ColmapCameras(images []pipeline.Image, sets []*features.Set, o CameraOption
 	return cams, camOf, nil
 }
 
+// SelfCalibratedParams are the parameters of a camera of model (one the
+// export writes) started at self-calibration's camera sc: focal length,
+// principal point (COLMAP's convention) and k1 where the model has it;
+// false for another model.
+func SelfCalibratedParams(model string, sc *calib.Result) ([]float64, bool) {
+	if _, ok := ColmapModelID(model); !ok || sc == nil {
+		return nil, false
+	}
+	c := sc.Camera
+	return colmapParams(model, c.Focal, c.Focal, c.Cx+0.5, c.Cy+0.5, c.K1), true
+}
+
 func colmapParams(model string, fx, fy, cx, cy, k1 float64) []float64 {
 	n, _ := colmap.ModelParams(model)
 	p := make([]float64, n)

@@ -47,7 +47,7 @@ image in one union-find track of the input's matches and of the output's.`
 // tracksOptions are the tracks command's flags.
 type tracksOptions struct {
 	out, table, images, intrinsics, progress string
-	force                                    bool
+	force, keepCamera                        bool
 	pipe                                     pipeline.Options
 	track                                    trackFlags
 }
@@ -73,6 +73,7 @@ func (o *tracksOptions) addFlags(fs *flagSet) {
 	fs.Float64Var(&t.rotationLoops, "rotation-loops", t.rotationLoops, "with a known camera, the rotation-loop check, as match's (0: off)")
 	onVar(fs.FlagSet, &p.Tracks.Calibrate.Off, "self-calibrate", "without a known camera, estimate the one the images share from the tracks, for the reprojection filter")
 	fs.Float64Var(&t.reprojFilter, "reproj-filter", t.reprojFilter, "reprojection filter's cut, pixels, as match's (0: off)")
+	fs.BoolVar(&o.keepCamera, "keep-camera", false, "leave the copy's cameras table as it was; by default, when every image shares one camera whose focal length the database does not know, the copy's camera starts at the one self-calibration found (as match's export does)")
 	fs.IntVar(&p.Workers, "workers", p.Workers, "parallel workers (0: GOMAXPROCS)")
 	fs.StringVar(&o.progress, "progress", "text", "progress on stderr: text or json")
 }

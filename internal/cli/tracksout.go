@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/clearmatch/clearmatch/colmap"
@@ -50,6 +51,8 @@ type tracksDatabase struct {
 		Output int `json:"output"`
 	} `json:"conflicts"`
 	Geometries colmap.GeometryCounts `json:"two_view_geometries"`
+	// CameraWritten: the copy's camera starts at the self-calibrated one.
+	CameraWritten bool `json:"camera_written"`
 }
 
 // timed runs f and adds its time to the step's.
@@ -104,6 +107,9 @@ func (w *tracksWriter) writeDatabase(ctx context.Context) error {
 	if w.report.Geometries, err = colmap.CopyWithGeometries(ctx, w.db, filepath.Join(dir, "database.db"), w.scene.IDs, written); err != nil {
 		return err
 	}
+	if err := w.writeCamera(ctx, filepath.Join(dir, "database.db")); err != nil {
+		return err
+	}
 	if w.res.Refined != nil {
 		if err := colmap.MoveKeypoints(ctx, filepath.Join(dir, "database.db"), w.scene.IDs, refinedPositions(w.res.Refined)); err != nil {
 			return err
@@ -112,6 +118,23 @@ func (w *tracksWriter) writeDatabase(ctx context.Context) error {
 	w.report.Conflicts.Output = eval.Conflicts(keypointCounts(w.res.Sets), out)
 	w.report.OutputPairs = len(written)
 	return nil
+}
+
+// writeCamera starts the copy's camera at the self-calibrated one, when
+// it was accepted, every image shares the camera, the database did not
+// know its focal length and its model is one the export writes.
+func (w *tracksWriter) writeCamera(ctx context.Context, path string) error {
+	sc := w.res.SelfCalibration
+	if w.o.keepCamera || sc == nil || !sc.Accepted || slices.ContainsFunc(w.scene.CameraOf, func(c int) bool { return c != w.scene.CameraOf[0] }) {
+		return nil
+	}
+	cam := w.scene.Cameras[w.scene.CameraOf[0]]
+	params, ok := export.SelfCalibratedParams(cam.Model, sc)
+	if !ok || cam.PriorFocal {
+		return nil
+	}
+	w.report.CameraWritten = true
+	return colmap.SetCamera(ctx, path, w.scene.CameraIDs[w.scene.CameraOf[0]], params, true)
 }
 
 // refinedPositions are the images' keypoint positions after refinement,
