@@ -42,6 +42,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if !o.force && heldByEarlierRun(o.out) {
 		o.force = true // a demo rerun replaces its own output
 	}
+	o.minTrack = 2
 	if *views < 2 || *views > 50 {
 		return usagef("-views %d: want 2 to 50", *views)
 	}
