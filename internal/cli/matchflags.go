@@ -125,6 +125,7 @@ type trackFlags struct {
 }
 
 func addTrackFlags(fs *flag.FlagSet, o *tracks.Options, t *trackFlags) {
+	fs.BoolVar(&o.Merge.On, "merge", o.Merge.On, "join two tracks that verified matches link when no image would then hold two of its keypoints (union-find where it stays consistent: CLEAR's universe estimate splits sparse tracks)")
 	c := &o.Complete
 	onVar(fs, &c.Off, "complete", "extend tracks by epipolar transfer (needs -verify; off by default without it): a keypoint where two of a track's epipolar lines cross, with a close descriptor, joins it")
 	fs.Float64Var(&c.MinAngle, "complete-angle", c.MinAngle, "least angle (degrees) between the two epipolar lines of -complete")
