@@ -14,8 +14,11 @@
 # tracks and of the mapper. REUSE=1 keeps OUTDIR's COLMAP databases and
 # their mapper models from an earlier run (COLMAP's matcher is not
 # deterministic; reuse compares tracks flags on the same database).
-# TRACKS_FLAGS are passed to clearmatch tracks. Needs colmap, python3 and
-# the clearmatch binary (CLEARMATCH, default bin/clearmatch).
+# TRACKS_FLAGS are passed to clearmatch tracks. VARIANTS adds rows for
+# the same databases with other tracks flags: "NAME:FLAGS;NAME:FLAGS"
+# (a variant whose name starts with "cal-" or "uncal-" runs in that
+# setting only). Needs colmap, python3 and the clearmatch binary
+# (CLEARMATCH, default bin/clearmatch).
 set -euo pipefail
 scene=${1:?usage: tracks-side-by-side.sh SCENE [OUTDIR]}
 out=${2:-$(mktemp -d)}
@@ -62,23 +65,36 @@ for setting in calibrated uncalibrated; do
 		secs "$t1" "$(now)" > "$d/colmap-mapper.time"
 	fi
 	if "$cm" help 2>&1 | grep -q '^ *tracks '; then
-		rm -rf "$d/tracks" "$d/tracks-sparse"; mkdir -p "$d/tracks-sparse"
-		t0=$(now)
-		"$cm" tracks "$d/colmap.db" -out "$d/tracks" "${tflags[@]}" > "$d/tracks.txt" 2> "$d/tracks.log"
-		t1=$(now)
-		colmap mapper --database_path "$d/tracks/colmap/database.db" --image_path "$images" --output_path "$d/tracks-sparse" "${mflags[@]}" > "$d/tracks-mapper.log" 2>&1 || true
-		t2=$(now)
-		conf=$(python3 -c "import json; r=json.load(open('$d/tracks/report.json')); c=r['database']['conflicts']; print(c['input'], c['output'])")
-		rows+=("$setting colmap $(score "$d/colmap-sparse" "$d/colmap.db") ${conf% *} -+$(cat "$d/colmap-mapper.time")")
-		rows+=("$setting colmap+tracks $(score "$d/tracks-sparse" "$d/tracks/colmap/database.db") ${conf#* } $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+		first=1
+		IFS=';' read -r -a variants <<< "default:${VARIANTS:+;$VARIANTS}"
+		for v in "${variants[@]}"; do
+			name=${v%%:*}
+			read -r -a vflags <<< "${v#*:}"
+			case $name in cal-*) [ $setting = calibrated ] || continue ;; uncal-*) [ $setting = uncalibrated ] || continue ;; esac
+			t=$d/tracks-$name
+			rm -rf "$t" "$t-sparse"; mkdir -p "$t-sparse"
+			t0=$(now)
+			"$cm" tracks "$d/colmap.db" -out "$t" "${tflags[@]}" "${vflags[@]}" > "$t.txt" 2> "$t.log"
+			t1=$(now)
+			colmap mapper --database_path "$t/colmap/database.db" --image_path "$images" --output_path "$t-sparse" "${mflags[@]}" > "$t-mapper.log" 2>&1 || true
+			t2=$(now)
+			conf=$(python3 -c "import json; r=json.load(open('$t/report.json')); c=r['database']['conflicts']; print(c['input'], c['output'])")
+			if [ $first = 1 ]; then
+				rows+=("$setting colmap $(score "$d/colmap-sparse" "$d/colmap.db") ${conf% *} -+$(cat "$d/colmap-mapper.time")")
+				first=0
+			fi
+			label=+tracks
+			[ "$name" = default ] || label=+tracks:$name
+			rows+=("$setting $label $(score "$t-sparse" "$t/colmap/database.db") ${conf#* } $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+		done
 	else
 		rows+=("$setting colmap $(score "$d/colmap-sparse" "$d/colmap.db") - -+$(cat "$d/colmap-mapper.time")")
 	fi
 done
 echo "scene $scene; K $Kc (COLMAP's convention); outputs in $out"
-printf '%-13s %-14s %8s %8s %7s %7s %6s %7s %9s %s\n' setting pipeline pos.med rot.med images points track reproj conflicts "wall s (tracks+mapper)"
-printf '%-13s %-14s %8s %8s %7s %7s %6s %7s %9s %s\n' "" "" mm deg "" "" length px "" ""
+printf '%-13s %-22s %8s %8s %7s %7s %6s %7s %9s %s\n' setting pipeline pos.med rot.med images points track reproj conflicts "wall s (tracks+mapper)"
+printf '%-13s %-22s %8s %8s %7s %7s %6s %7s %9s %s\n' "" "" mm deg "" "" length px "" ""
 for r in "${rows[@]}"; do
 	# shellcheck disable=SC2086
-	printf '%-13s %-14s %8s %8s %7s %7s %6s %7s %9s %s\n' $r
+	printf '%-13s %-22s %8s %8s %7s %7s %6s %7s %9s %s\n' $r
 done
