@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
@@ -27,7 +28,7 @@ func TestMerge(t *testing.T) {
 		want  []int
 		st    MergeStats
 	}{
-		{"linked, disjoint", []int{0, -1, 1, -1, -1, -1}, []pairwise.Verified{pair(0, 1, [2]int32{0, 0})}, MergeOptions{On: true}, []int{0, -1, 0, -1, -1, -1}, MergeStats{Merges: 1}},
+		{"linked, disjoint", []int{0, -1, 1, -1, -1, -1}, []pairwise.Verified{pair(0, 1, [2]int32{0, 0})}, MergeOptions{On: true}, []int{0, -1, 0, -1, -1, -1}, MergeStats{clear.MergeStats{Merges: 1}}},
 		{"off", []int{0, -1, 1, -1, -1, -1}, []pairwise.Verified{pair(0, 1, [2]int32{0, 0})}, MergeOptions{}, []int{0, -1, 1, -1, -1, -1}, MergeStats{}},
 		{"too few links", []int{0, -1, 1, -1, -1, -1}, []pairwise.Verified{pair(0, 1, [2]int32{0, 0})}, MergeOptions{On: true, MinLinks: 2}, []int{0, -1, 1, -1, -1, -1}, MergeStats{}},
 		// Track 0 (image 0) links to 1 and 2, both in image 1: the
@@ -35,7 +36,7 @@ func TestMerge(t *testing.T) {
 		// other is refused.
 		{"the stronger link wins", []int{0, -1, 1, 2, 2, -1}, []pairwise.Verified{
 			pair(0, 1, [2]int32{0, 0}, [2]int32{0, 1}), pair(0, 2, [2]int32{0, 0})}, MergeOptions{On: true},
-			[]int{0, -1, 1, 0, 0, -1}, MergeStats{Merges: 1, Refused: 1}},
+			[]int{0, -1, 1, 0, 0, -1}, MergeStats{clear.MergeStats{Merges: 1, Refused: 1}}},
 		{"a rejected pair links nothing", []int{0, -1, 1, -1, -1, -1}, []pairwise.Verified{{I: 0, J: 1, Model: pairwise.NoModel, Matches: []pairwise.Match{{A: 0, B: 0}}}}, MergeOptions{On: true}, []int{0, -1, 1, -1, -1, -1}, MergeStats{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
