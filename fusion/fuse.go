@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -65,15 +66,44 @@ type Result struct {
 	Skipped string
 }
 
-// Run solves p with method (CLEAR, a multiway method, or Baseline); an
-// inconsistent method's pairs are completed per connected component, as
-// the paper does; clusters smaller than o.MinCluster are dropped.
+// MergeSuffix after a method's name (clear+merge) runs the consistent
+// merge (clear.MergeConsistent) on its clusters before the small ones are
+// dropped: clusters that pairings link join when no map would then hold
+// two of the joined cluster's landmarks.
+const MergeSuffix = "+merge"
+
+// MergeMinLinks is the fewest pairings that join two clusters in the
+// merge: with one, a single wrong pairing joins two landmarks
+// (docs/decisions.md, "Map fusion's consistent merge").
+const MergeMinLinks = 2
+
+// Run solves p with method (CLEAR, a multiway method, or Baseline; any of
+// them with MergeSuffix); an inconsistent method's pairs are completed
+// per connected component, as the paper does; clusters smaller than
+// o.MinCluster are dropped.
 func Run(ctx context.Context, method string, p *clear.Problem, o Options) (*Result, error) {
 	if o.MinCluster == 0 {
 		o.MinCluster = DefaultMinCluster
 	}
 	if o.MinCluster < 1 {
 		return nil, fmt.Errorf("fusion: min cluster %d: want 1 or more", o.MinCluster)
+	}
+	if base, ok := strings.CutSuffix(method, MergeSuffix); ok {
+		res, err := Run(ctx, base, p, Options{MinCluster: 1, Seed: o.Seed, MaxMemory: o.MaxMemory, MaxFlop: o.MaxFlop, Progress: o.Progress})
+		if err != nil || res.Skipped != "" {
+			if res != nil {
+				res.Method = method
+			}
+			return res, err
+		}
+		start := time.Now()
+		item, _, err := clear.MergeConsistent(p, res.Cluster, MergeMinLinks)
+		if err != nil {
+			return nil, err
+		}
+		res.Method, res.Seconds = method, res.Seconds+time.Since(start).Seconds()
+		res.Cluster, res.Clusters = renumber(eval.MinTrack(item, o.MinCluster))
+		return res, nil
 	}
 	l := p.NumObservations()
 	start := time.Now()

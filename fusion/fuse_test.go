@@ -27,7 +27,7 @@ func TestFuseSimulated(t *testing.T) {
 		}
 		input := float64(right) / float64(len(a.Pairings))
 		prec := map[string]float64{}
-		for _, method := range []string{"clear", Baseline} {
+		for _, method := range []string{"clear", Baseline, "clear" + MergeSuffix} {
 			r, err := Run(context.Background(), method, p, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -38,6 +38,12 @@ func TestFuseSimulated(t *testing.T) {
 			if method == "clear" && (*sc.Precision < 0.99 || *sc.Recall < 0.5) {
 				t.Errorf("seed %d: precision %.4f, recall %.3f", seed, *sc.Precision, *sc.Recall)
 			}
+		}
+		// The merge joins only clusters that pairings link twice: it
+		// trades a little precision for recall, and stays above the
+		// pairings' own components.
+		if m := prec["clear"+MergeSuffix]; m >= prec["clear"] || m <= prec[Baseline] {
+			t.Errorf("seed %d: CLEAR with the merge %.4f, CLEAR %.4f, the baseline %.4f", seed, m, prec["clear"], prec[Baseline])
 		}
 		if prec["clear"] < input || prec["clear"] <= prec[Baseline] {
 			t.Errorf("seed %d: CLEAR %.4f, its input %.4f, the baseline %.4f", seed, prec["clear"], input, prec[Baseline])

@@ -62,7 +62,7 @@ func (o *fuseOptions) addFlags(fs *flagSet) {
 	fs.group("Output", func(fs *flag.FlagSet) {
 		fs.StringVar(&o.out, "out", "", "output directory (required)")
 		fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
-		fs.StringVar(&o.methods, "methods", "clear", "methods, comma separated, the first one's association written: clear, "+strings.Join(multiway.Methods[1:], ", ")+", baseline (the pairings' connected components), or all")
+		fs.StringVar(&o.methods, "methods", "clear", "methods, comma separated, the first one's association written: clear, "+strings.Join(multiway.Methods[1:], ", ")+", baseline (the pairings' connected components), or all; NAME+merge joins its clusters that pairings link where no map would hold two of a cluster's landmarks")
 		fs.IntVar(&o.minCluster, "min-cluster", fusion.DefaultMinCluster, "drop clusters of fewer observations (the paper's post-processing; 1 keeps every one)")
 		fs.Float64Var(&o.dnDistance, "dn-distance", fusion.DefaultDNDistance, "metres: an associated pair farther apart in the odometry frame is a definite negative")
 		fs.StringVar(&o.poses, "poses", "", "CSV map,x,y,theta: each map frame's pose in the odometry frame (needed for dn, pp and map.g2o; a log gives its own)")
@@ -187,7 +187,7 @@ func (o *fuseOptions) check(inputs []string) error {
 		o.methodList = append(append([]string{}, multiway.Methods...), fusion.Baseline)
 	}
 	for _, m := range o.methodList {
-		if _, err := oneOf("-methods", m, fuseMethods()); err != nil {
+		if _, err := oneOf("-methods", strings.TrimSuffix(m, fusion.MergeSuffix), fuseMethods()); err != nil {
 			return err
 		}
 	}
