@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -129,6 +130,11 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	db, err := o.parse(args, stdout)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// As match: the heap is mostly pointer-free arrays (keypoints,
+		// matches, CLEAR's graph); a 25% margin keeps the peak near them.
+		defer debug.SetGCPercent(debug.SetGCPercent(25))
 	}
 	if err := needOpenCV(); err != nil {
 		return err
