@@ -40,13 +40,7 @@ func MatchGiven(ctx context.Context, images []Image, sets []*features.Set, match
 			return nil, err
 		}
 	}
-	if err := r.solve(ctx, opts); err != nil {
-		return nil, err
-	}
-	if err := r.trackStages(ctx, opts); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return r.solveAndTrack(ctx, opts)
 }
 
 // checkGiven reports what MatchGiven cannot use: options, matches that do

@@ -23,6 +23,12 @@ func Match(ctx context.Context, images []Image, sets []*features.Set, opts Optio
 	if err := r.matchPairs(ctx, in, opts); err != nil {
 		return nil, err
 	}
+	return r.solveAndTrack(ctx, opts)
+}
+
+// solveAndTrack runs CLEAR on the verified pairs, then the track stages:
+// the steps after verification, whoever made the pairs.
+func (r *Result) solveAndTrack(ctx context.Context, opts Options) (*Result, error) {
 	if err := r.solve(ctx, opts); err != nil {
 		return nil, err
 	}

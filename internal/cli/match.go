@@ -90,13 +90,7 @@ func runMatchWith(ctx context.Context, args []string, stdin io.Reader, set func(
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// Most of match's heap is descriptor arrays, which hold no
-		// pointers and cost the collector nothing to scan; Go's default
-		// (GOGC 100) lets the heap grow to twice them before collecting.
-		// A 25% margin keeps the peak near the live data for little CPU.
-		defer debug.SetGCPercent(debug.SetGCPercent(25))
-	}
+	defer lowGC()()
 	if err := needOpenCV(); err != nil {
 		return err
 	}
@@ -326,4 +320,18 @@ func quoteList(names []string) string {
 		q = append(q, strconv.Quote(n))
 	}
 	return strings.Join(q, ", ")
+}
+
+// lowGC sets GOGC 25 unless the environment sets GOGC, and returns what
+// restores it. Most of match's and tracks' heap is arrays without
+// pointers (descriptors, keypoints, matches, CLEAR's graph), which cost
+// the collector nothing to scan; Go's default (GOGC 100) lets the heap
+// grow to twice them before collecting. A 25% margin keeps the peak near
+// the live data for little CPU.
+func lowGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(25)
+	return func() { debug.SetGCPercent(old) }
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -131,11 +130,7 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// As match: the heap is mostly pointer-free arrays (keypoints,
-		// matches, CLEAR's graph); a 25% margin keeps the peak near them.
-		defer debug.SetGCPercent(debug.SetGCPercent(25))
-	}
+	defer lowGC()()
 	if err := needOpenCV(); err != nil {
 		return err
 	}
