@@ -3,7 +3,6 @@ package export
 import (
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
-	"github.com/clearmatch/clearmatch/tracks"
 )
 
 // ImageFeatures is one image's feature count in report.json.
@@ -84,8 +83,6 @@ type Report struct {
 	// SelfCalibration is what -self-calibrate found; omitted when it did
 	// not run (intrinsics given, or -self-calibrate=false).
 	SelfCalibration *SelfCalibration `json:"self_calibration,omitempty"`
-	// Merge is the consistent merge's count (-merge; absent when off).
-	Merge *tracks.MergeStats `json:"merge,omitempty"`
 	// ReprojFilter is the reprojection filter's count (-reproj-filter):
 	// images placed, observations checked and taken out; omitted when it
 	// did not run.
@@ -146,10 +143,6 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		rep.SelfCalibration = &SelfCalibration{Accepted: sc.Accepted, Reason: sc.Reason, Focal: sc.Camera.Focal, Cx: sc.Camera.Cx, Cy: sc.Camera.Cy, K1: sc.Camera.K1,
 			Images: sc.Views, Placed: sc.Registered, Points: sc.Points, Observations: sc.Observations, RMS: sc.RMS, Chi2: sc.Chi2}
 		rep.TimingSeconds["calibrate"] = r.Timing.Calibrate.Seconds()
-	}
-	if r.Merge.Merges > 0 || r.Merge.Refused > 0 {
-		m := r.Merge
-		rep.Merge = &m
 	}
 	if st := r.Reproj; st.Views > 0 || st.Reason != "" {
 		rep.ReprojFilter = &st

@@ -371,11 +371,6 @@ func (r *Result) solve(ctx context.Context, opts Options) error {
 	if r.Clear, err = solve(ctx, r.Problem, &co); err != nil {
 		return err
 	}
-	if opts.Solve.KeepConsistent && !opts.Solve.UnionFind {
-		if err := keepConsistent(r.Problem, r.Clear); err != nil {
-			return err
-		}
-	}
 	r.Item, r.Foreign, err = dropForeign(r.Problem, r.Clear.Item)
 	r.Timing.Solve = time.Since(t)
 	return err

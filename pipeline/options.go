@@ -107,11 +107,6 @@ type SolveOptions struct {
 	// connected component of the matches is a track, which may hold two
 	// keypoints of one image. It is there to compare the two.
 	UnionFind bool
-	// KeepConsistent keeps each group of matches (a connected component)
-	// that already holds no two keypoints of one image as one track, as
-	// union-find builds it, and lets CLEAR split only the groups where
-	// matches conflict.
-	KeepConsistent bool
 	// Solver, if set, solves instead of clear.SolveContext: a caller that
 	// solved the same problem elsewhere (clearmatch-beam, part by part)
 	// gives its result. It must return what clear.SolveContext would.

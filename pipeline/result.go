@@ -72,8 +72,6 @@ type Result struct {
 	Problem *clear.Problem
 	// Clear is CLEAR's output.
 	Clear *clear.Result
-	// Merge counts what the consistent merge did (tracks.Merge).
-	Merge tracks.MergeStats
 	// Item is the track of every observation after the track stages
 	// (Clear.Item without Foreign when none changed it); Completed counts
 	// the observations completion added.

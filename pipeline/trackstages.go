@@ -31,8 +31,6 @@ func (r *Result) trackStages(ctx context.Context, opts Options) error {
 // record keeps a track stage's stats and time in the result.
 func (r *Result) record(st tracks.Stats, d time.Duration) {
 	switch st := st.(type) {
-	case tracks.MergeStats:
-		r.Merge = st
 	case tracks.CompleteStats:
 		r.Completed, r.Timing.Complete = st.Added, d
 	case tracks.RefineStats:

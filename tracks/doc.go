@@ -1,8 +1,6 @@
 // Package tracks holds the stages that run on CLEAR's tracks, in the
 // order package pipeline runs them:
 //
-//	Merge      tracks that verified matches link join where no image
-//	           would hold two of a track's keypoints (off by default)
 //	Complete   keypoints that join a track by epipolar transfer
 //	Refine     each track's keypoints moved onto its reference's scene point
 //	FilterWeak weak pairs refitted (and, with intrinsics, rotations closed
@@ -24,8 +22,8 @@
 // names (Complete, Refine, …) are the stages with their own signatures.
 //
 // Which can run on one connected component of the association at a time
-// (the unit clearmatch-beam shards): Merge, whose links never leave a
-// component, and Refine and DropShort, which look at one track at a time. Complete cannot: a keypoint in no track may join a
+// (the unit clearmatch-beam shards): Refine and DropShort, which look at
+// one track at a time. Complete cannot: a keypoint in no track may join a
 // track of any component, and tracks are served in order. FilterWeak
 // cannot: a pair's refit uses every track its two images share.
 // SelfCalibrate and FilterReproj cannot: they reconstruct every image

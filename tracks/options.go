@@ -3,7 +3,6 @@ package tracks
 // Options configure every stage. The zero value runs them all with their
 // defaults.
 type Options struct {
-	Merge     MergeOptions
 	Complete  CompleteOptions
 	Refine    RefineOptions
 	Weak      WeakOptions
@@ -34,7 +33,7 @@ func (o *Options) ApplyDefaults() {
 
 // Validate reports options a stage cannot use.
 func (o Options) Validate() error {
-	for _, err := range []error{o.Merge.Validate(), o.Complete.Validate(), o.Refine.Validate(), o.Weak.Validate(), o.Reproj.Validate(), o.MinTrack.Validate()} {
+	for _, err := range []error{o.Complete.Validate(), o.Refine.Validate(), o.Weak.Validate(), o.Reproj.Validate(), o.MinTrack.Validate()} {
 		if err != nil {
 			return err
 		}

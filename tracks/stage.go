@@ -16,13 +16,12 @@ type Stage interface {
 	Run(ctx context.Context, v *Views, t Tracks) (Tracks, Stats, error)
 }
 
-// Stats is what one stage did: MergeStats, CompleteStats, RefineStats, WeakStats,
+// Stats is what one stage did: CompleteStats, RefineStats, WeakStats,
 // CalibrateStats, ReprojStats or MinTrackStats.
 type Stats interface{ stats() }
 
 // The names of the stages (Stage.Name).
 const (
-	NameMerge     = "merge"
 	NameComplete  = StageComplete
 	NameRefine    = StageRefine
 	NameWeak      = "weak"
@@ -33,7 +32,7 @@ const (
 
 // Stages returns the stages of o in the order they run.
 func (o Options) Stages() []Stage {
-	return []Stage{o.Merge, o.Complete, o.Refine, o.Weak, o.Calibrate, o.Reproj, o.MinTrack}
+	return []Stage{o.Complete, o.Refine, o.Weak, o.Calibrate, o.Reproj, o.MinTrack}
 }
 
 // CompleteStats counts the observations Complete added.
@@ -43,7 +42,6 @@ type CompleteStats struct{ Added int }
 // run).
 type CalibrateStats struct{ *calib.Result }
 
-func (MergeStats) stats()     {}
 func (CompleteStats) stats()  {}
 func (RefineStats) stats()    {}
 func (WeakStats) stats()      {}
@@ -51,18 +49,12 @@ func (CalibrateStats) stats() {}
 func (ReprojStats) stats()    {}
 func (MinTrackStats) stats()  {}
 
-func (MergeOptions) Name() string     { return NameMerge }
 func (CompleteOptions) Name() string  { return NameComplete }
 func (RefineOptions) Name() string    { return NameRefine }
 func (WeakOptions) Name() string      { return NameWeak }
 func (CalibrateOptions) Name() string { return NameCalibrate }
 func (ReprojOptions) Name() string    { return NameReproj }
 func (MinTrackOptions) Name() string  { return NameMinTrack }
-
-// Run is Merge.
-func (o MergeOptions) Run(ctx context.Context, v *Views, t Tracks) (Tracks, Stats, error) {
-	return unify(Merge(ctx, v, t, o))
-}
 
 // Run is Complete.
 func (o CompleteOptions) Run(ctx context.Context, v *Views, t Tracks) (Tracks, Stats, error) {

@@ -113,7 +113,6 @@ func addSolveFlags(fs *flag.FlagSet, o *pipeline.SolveOptions, s *solveFlags, mt
 	fs.StringVar(&s.assignment, "assignment", s.assignment, "CLEAR assignment: greedy or hungarian")
 	fs.IntVar(&s.maxComponent, "max-component", s.maxComponent, "split components larger than this before CLEAR (0: never, the paper's exact algorithm)")
 	fs.BoolVar(&o.Weighted, "weighted", o.Weighted, "weight associations by 1 - d1/d2 (weighted CLEAR input)")
-	fs.BoolVar(&o.KeepConsistent, "keep-consistent", o.KeepConsistent, "keep each group of matches that holds no two keypoints of one image as one track, as union-find would; CLEAR splits only the groups where matches conflict")
 	fs.BoolVar(&o.UnionFind, "union-find", o.UnionFind, "instead of CLEAR, make each connected component of the matches a track, as SfM engines do (a track may then hold two keypoints of one image): to compare the two")
 	fs.IntVar(&mt.Min, "min-track", cmp.Or(mt.Min, tracks.DefaultMinTrack), "drop tracks with fewer observations (the paper's post-processing)")
 }
@@ -126,7 +125,6 @@ type trackFlags struct {
 }
 
 func addTrackFlags(fs *flag.FlagSet, o *tracks.Options, t *trackFlags) {
-	fs.BoolVar(&o.Merge.On, "merge", o.Merge.On, "join two tracks that verified matches link when no image would then hold two of its keypoints (union-find where it stays consistent: CLEAR's universe estimate splits sparse tracks)")
 	c := &o.Complete
 	onVar(fs, &c.Off, "complete", "extend tracks by epipolar transfer (needs -verify; off by default without it): a keypoint where two of a track's epipolar lines cross, with a close descriptor, joins it")
 	fs.Float64Var(&c.MinAngle, "complete-angle", c.MinAngle, "least angle (degrees) between the two epipolar lines of -complete")

@@ -66,8 +66,6 @@ func (o *tracksOptions) addFlags(fs *flagSet) {
 	fs.Float64Var(&p.Verification.Threshold, "verify-threshold", p.Verification.Threshold, "largest model error of a verified match, pixels")
 	fs.IntVar(&p.Verification.MinInliers, "min-inliers", p.Verification.MinInliers, "fewest matches a verified pair keeps, in verification and in the output database")
 	fs.BoolVar(&p.Solve.UnionFind, "union-find", false, "instead of CLEAR, make each connected component of the matches a track, as the mapper would (to compare the two)")
-	fs.BoolVar(&p.Solve.KeepConsistent, "keep-consistent", p.Solve.KeepConsistent, "keep each group of matches that holds no two keypoints of one image as one track, as the mapper would; CLEAR splits only the groups where matches conflict")
-	fs.BoolVar(&p.Tracks.Merge.On, "merge", p.Tracks.Merge.On, "join two tracks that verified matches link when no image would then hold two of its keypoints (union-find where it stays consistent)")
 	fs.IntVar(&p.Tracks.MinTrack.Min, "min-track", p.Tracks.MinTrack.Min, "drop tracks with fewer observations")
 	t := &o.track
 	t.weakPairs, t.rotationLoops, t.reprojFilter = p.Tracks.Weak.Matches, p.Tracks.Weak.Loops.Degrees, p.Tracks.Reproj.Threshold
