@@ -169,6 +169,9 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		printStageLines(stderr, res, &matchOptions{pipe: o.pipe})
 	}
 	w.dir, w.res, w.timing["read"] = stage.Dir, res, read.Seconds()
+	if o.progress != "json" {
+		w.stderr = stderr
+	}
 	if err := w.write(ctx); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 // tracksWriter writes a tracks run's files into its stage.
 type tracksWriter struct {
 	dir, db string
+	stderr  io.Writer // where the write's progress line goes (nil: none)
 	scene   *colmap.Scene
 	res     *pipeline.Result
 	o       *tracksOptions
@@ -102,6 +103,13 @@ func (w *tracksWriter) writeDatabase(ctx context.Context) error {
 	dir := filepath.Join(w.dir, "colmap")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	if w.stderr != nil {
+		size := int64(0)
+		if fi, err := os.Stat(w.db); err == nil {
+			size = fi.Size()
+		}
+		fmt.Fprintf(w.stderr, "write    copying %s (%d MiB) with %s of consistent matches\n", w.db, size>>20, plural(len(written), "image pair"))
 	}
 	var err error
 	if w.report.Geometries, err = colmap.CopyWithGeometries(ctx, w.db, filepath.Join(dir, "database.db"), w.scene.IDs, written); err != nil {
