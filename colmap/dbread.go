@@ -87,6 +87,17 @@ type ScenePair struct {
 	Matches [][2]int
 }
 
+// SharedCamera returns the index into Cameras of the camera every image
+// shares, false when the images have more than one.
+func (s *Scene) SharedCamera() (int, bool) {
+	for _, c := range s.CameraOf {
+		if c != s.CameraOf[0] {
+			return 0, false
+		}
+	}
+	return s.CameraOf[0], len(s.CameraOf) > 0
+}
+
 // Points returns image i's keypoint positions in OpenCV's convention
 // (pixel centres at integers).
 func (s *Scene) Points(i int) []geom.Point {

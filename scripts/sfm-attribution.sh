@@ -42,14 +42,7 @@ variants=(
 	"no-self-calibrate|-self-calibrate=false"
 	"no-reproj-filter|-reproj-filter 0"
 )
-score() { # MODEL -> "pos_median rot_median registered points track_length reproj"
-	local m
-	m=$(ls -d "$1"/*/ 2>/dev/null | head -1) || true
-	if [ -z "$m" ]; then echo "inf inf 0 - - -"; return; fi
-	"$cm" eval-sfm "$m" "$gt" -json | python3 -c "
-import json,sys; r=json.load(sys.stdin)
-print(f\"{r['position_error']['median']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r['mean_track_length']:.2f} {r['mean_reprojection_error_px']:.3f}\")"
-}
+score() { CLEARMATCH=$cm "$(dirname "$0")/sfm-row.sh" "$1" "$gt"; } # MODEL PARENT -> a row (scripts/sfm-row.sh)
 rows=()
 for setting in calibrated uncalibrated; do
 	if [ $setting = calibrated ]; then

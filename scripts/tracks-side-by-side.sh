@@ -38,14 +38,7 @@ Kc="$fx,$fy,$(python3 -c "print($cx+0.5)"),$(python3 -c "print($cy+0.5)")"
 fixed=(--Mapper.ba_refine_focal_length 0 --Mapper.ba_refine_principal_point 0 --Mapper.ba_refine_extra_params 0)
 secs() { python3 -c "print(f'{$2-$1:.1f}')"; }
 now() { date +%s.%N; }
-score() { # MODEL DATABASE -> "pos_median rot_median registered points track_length reproj"
-	local m
-	m=$(ls -d "$1"/*/ 2>/dev/null | head -1) || true
-	if [ -z "$m" ]; then echo "inf inf 0 - - -"; return; fi
-	"$cm" eval-sfm "$m" "$gt" -json | python3 -c "
-import json,sys; r=json.load(sys.stdin)
-print(f\"{r['position_error']['median']*1000:.2f} {r['rotation_error_deg']['median']:.3f} {r['registered']}/{r['images']} {r['points']} {r.get('mean_track_length', 0):.2f} {r['mean_reprojection_error_px']:.3f}\")"
-}
+score() { CLEARMATCH=$cm "$(dirname "$0")/sfm-row.sh" "$1" "$gt"; } # MODEL PARENT -> a row (scripts/sfm-row.sh)
 rows=()
 for setting in calibrated uncalibrated; do
 	d=$out/$setting
@@ -80,15 +73,15 @@ for setting in calibrated uncalibrated; do
 			t2=$(now)
 			conf=$(python3 -c "import json; r=json.load(open('$t/report.json')); c=r['database']['conflicts']; print(c['input'], c['output'])")
 			if [ $first = 1 ]; then
-				rows+=("$setting colmap $(score "$d/colmap-sparse" "$d/colmap.db") ${conf% *} -+$(cat "$d/colmap-mapper.time")")
+				rows+=("$setting colmap $(score "$d/colmap-sparse") ${conf% *} -+$(cat "$d/colmap-mapper.time")")
 				first=0
 			fi
 			label=+tracks
 			[ "$name" = default ] || label=+tracks:$name
-			rows+=("$setting $label $(score "$t-sparse" "$t/colmap/database.db") ${conf#* } $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
+			rows+=("$setting $label $(score "$t-sparse") ${conf#* } $(secs "$t0" "$t1")+$(secs "$t1" "$t2")")
 		done
 	else
-		rows+=("$setting colmap $(score "$d/colmap-sparse" "$d/colmap.db") - -+$(cat "$d/colmap-mapper.time")")
+		rows+=("$setting colmap $(score "$d/colmap-sparse") - -+$(cat "$d/colmap-mapper.time")")
 	fi
 done
 echo "scene $scene; K $Kc (COLMAP's convention); outputs in $out"

@@ -98,15 +98,11 @@ func runMatchWith(ctx context.Context, args []string, stdin io.Reader, set func(
 	if err != nil {
 		return err
 	}
-	stage, err := newStage(o.out, o.force)
+	stage, pr, err := beginRun(o.out, o.force, o.progress, stderr)
 	if err != nil {
 		return err
 	}
 	defer stage.Discard()
-	pr, err := newProgressPrinter(o.progress, stderr)
-	if err != nil {
-		return err
-	}
 	o.pipe.Progress = pr
 	if set != nil {
 		set(&o.pipe)
@@ -122,7 +118,7 @@ func runMatchWith(ctx context.Context, args []string, stdin io.Reader, set func(
 	if o.progress != "json" {
 		printStageLines(stderr, res, &o)
 	}
-	w := &matchWriter{dir: stage.Dir, res: res, o: &o, timing: map[string]float64{}}
+	w := &matchWriter{dir: stage.Dir, res: res, o: &o, timing: stepTimes{}}
 	scores, err := w.writeOutputs(ctx, in, pr, stderr)
 	if err != nil {
 		return err
@@ -210,7 +206,7 @@ func (w *matchWriter) writeOutputs(ctx context.Context, in *matchInputs, pr prog
 		return sc, err
 	}
 	if w.o.exp.format == "colmap" {
-		if err := w.timed("export", func() error { return writeColmap(filepath.Join(w.dir, "colmap"), w.res, w.ms, w.o, stderr) }); err != nil {
+		if err := w.timing.timed("export", func() error { return writeColmap(filepath.Join(w.dir, "colmap"), w.res, w.ms, w.o, stderr) }); err != nil {
 			return sc, err
 		}
 	}
@@ -221,7 +217,7 @@ func (w *matchWriter) writeOutputs(ctx context.Context, in *matchInputs, pr prog
 		}
 	}
 	if w.o.overlays {
-		if err := w.timed("overlays", func() error { return w.writeOverlays(ctx, in.overlayPairs, pr.stage("overlays")) }); err != nil {
+		if err := w.timing.timed("overlays", func() error { return w.writeOverlays(ctx, in.overlayPairs, pr.stage("overlays")) }); err != nil {
 			return sc, err
 		}
 	}

@@ -22,35 +22,47 @@ type matchWriter struct {
 	dir    string
 	res    *pipeline.Result
 	o      *matchOptions
-	timing map[string]float64 // seconds of the steps after the pipeline
+	timing stepTimes
 	tracks *export.Tracks
 	ms     []export.Match
 }
 
+// stepTimes are the seconds of a run's steps after the pipeline, which
+// report.json adds to the pipeline's so that they sum to the wall time.
+type stepTimes map[string]float64
+
 // timed runs f and adds its time to the step's.
-func (w *matchWriter) timed(step string, f func() error) error {
+func (t stepTimes) timed(step string, f func() error) error {
 	t0 := time.Now()
 	err := f()
-	w.timing[step] += time.Since(t0).Seconds()
+	t[step] += time.Since(t0).Seconds()
 	return err
 }
 
-// writeTracks writes tracks.json and matches.csv, streamed: the stage is
-// published whole at the end, so they need not be built in memory first.
+// writeTracks writes tracks.json and matches.csv.
 func (w *matchWriter) writeTracks() error {
-	return w.timed("write", func() error {
-		w.tracks, w.ms = export.Build(w.res.Output(), w.res.Item)
-		if err := writeStream(filepath.Join(w.dir, "tracks.json"), func(out io.Writer) error { return export.WriteTracks(out, w.tracks) }); err != nil {
-			return err
-		}
-		return writeStream(filepath.Join(w.dir, "matches.csv"), func(out io.Writer) error { return export.WriteMatchesCSV(out, w.tracks.Images, w.ms) })
+	return w.timing.timed("write", func() (err error) {
+		w.tracks, w.ms, err = writeTrackFiles(w.dir, w.res.Output(), w.res.Item)
+		return err
 	})
+}
+
+// writeTrackFiles writes the tracks of item (over sets) into dir as
+// tracks.json and matches.csv, streamed: the stage is published whole at
+// the end, so they need not be built in memory first.
+func writeTrackFiles(dir string, sets []*features.Set, item []int) (*export.Tracks, []export.Match, error) {
+	tr, ms := export.Build(sets, item)
+	if err := writeStream(filepath.Join(dir, "tracks.json"), func(out io.Writer) error { return export.WriteTracks(out, tr) }); err != nil {
+		return nil, nil, err
+	}
+	err := writeStream(filepath.Join(dir, "matches.csv"), func(out io.Writer) error { return export.WriteMatchesCSV(out, tr.Images, ms) })
+	return tr, ms, err
 }
 
 // writeGroundTruth scores every stage's matches under the -gt cameras and
 // writes ground_truth.json.
 func (w *matchWriter) writeGroundTruth(gt map[string]datasets.Camera) (sc []eval.StageScore, tr []eval.TrackScore, err error) {
-	err = w.timed("ground_truth", func() error {
+	err = w.timing.timed("ground_truth", func() error {
 		var clearMs []export.Match
 		if w.res.Completed > 0 {
 			_, clearMs = export.Build(w.res.Sets, eval.MinTrack(w.res.Clear.Item, cmp.Or(w.o.pipe.Tracks.MinTrack.Min, tracks.DefaultMinTrack)))
@@ -83,15 +95,39 @@ func (w *matchWriter) writeOverlays(ctx context.Context, pairs [][2]int, progres
 // writeReport writes report.json last, with the time of every step, and
 // returns those times (seconds by step, and "total").
 func (w *matchWriter) writeReport(total time.Duration) (map[string]float64, error) {
-	rep := export.NewReport(w.res, w.tracks, w.ms)
-	for k, v := range w.timing {
-		rep.TimingSeconds[k] = v
-	}
-	rep.TimingSeconds["total"] = total.Seconds()
+	rep := timedReport(w.res, w.tracks, w.ms, w.timing, total)
 	rep.Matcher = features.MatcherProducts()
 	var b bytes.Buffer
 	if err := export.WriteJSON(&b, rep); err != nil {
 		return nil, err
 	}
 	return rep.TimingSeconds, writeFiles(w.dir, map[string][]byte{"report.json": b.Bytes()})
+}
+
+// timedReport is report.json of a run whose tracks and consistent
+// matches are tr and ms, with the steps after the pipeline and the total
+// in its timing.
+func timedReport(res *pipeline.Result, tr *export.Tracks, ms []export.Match, steps stepTimes, total time.Duration) *export.Report {
+	rep := export.NewReport(res, tr, ms)
+	for k, v := range steps {
+		rep.TimingSeconds[k] = v
+	}
+	rep.TimingSeconds["total"] = total.Seconds()
+	return rep
+}
+
+// beginRun stages the output folder and makes the progress printer, as
+// match and tracks start; the caller discards the stage unless it
+// publishes it.
+func beginRun(out string, force bool, progress string, stderr io.Writer) (*export.Stage, progressPrinter, error) {
+	stage, err := newStage(out, force)
+	if err != nil {
+		return nil, nil, err
+	}
+	pr, err := newProgressPrinter(progress, stderr)
+	if err != nil {
+		stage.Discard()
+		return nil, nil, err
+	}
+	return stage, pr, nil
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/clearmatch/clearmatch/colmap"
@@ -132,12 +131,8 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err := needOpenCV(); err != nil {
 		return err
 	}
-	table := colmap.Verified
-	if o.table == "raw" {
-		table = colmap.Raw
-	}
 	t0 := time.Now()
-	scene, err := colmap.ReadScene(db, table)
+	scene, err := colmap.ReadScene(db, o.matchTable())
 	if err != nil {
 		return err
 	}
@@ -145,21 +140,17 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return err
 	}
-	w := &tracksWriter{dir: "", db: db, scene: scene, o: &o, timing: map[string]float64{}}
-	w.readInput()
+	w := &tracksWriter{db: db, scene: scene, o: &o, timing: stepTimes{}}
+	w.readInput(keypointCounts(in.sets))
 	// The pipeline's sets and pairs hold what is needed from here on:
 	// memory follows one copy of the keypoints and matches.
 	scene.Keypoints, scene.Pairs = nil, nil
 	read := time.Since(t0)
-	stage, err := newStage(o.out, o.force)
+	stage, pr, err := beginRun(o.out, o.force, o.progress, stderr)
 	if err != nil {
 		return err
 	}
 	defer stage.Discard()
-	pr, err := newProgressPrinter(o.progress, stderr)
-	if err != nil {
-		return err
-	}
 	o.pipe.Progress = pr
 	res, err := pipeline.MatchGiven(ctx, in.images, in.sets, in.matches, o.pipe)
 	if err != nil {
@@ -198,7 +189,7 @@ type sceneInputs struct {
 // not say otherwise.
 func (o *tracksOptions) sceneInputs(db string, scene *colmap.Scene) (*sceneInputs, error) {
 	if len(scene.Pairs) == 0 {
-		return nil, fmt.Errorf("%s: no image pair has matches in %s (run a matcher on it first)", db, tableName(o.table))
+		return nil, fmt.Errorf("%s: no image pair has matches in %s (run a matcher on it first)", db, o.matchTable())
 	}
 	in := &sceneInputs{}
 	for i, name := range scene.Names {
@@ -227,11 +218,12 @@ func (o *tracksOptions) sceneInputs(db string, scene *colmap.Scene) (*sceneInput
 	return in, nil
 }
 
-func tableName(t string) string {
-	if t == "raw" {
-		return string(colmap.Raw)
+// matchTable is the table -matches names.
+func (o *tracksOptions) matchTable() colmap.MatchTable {
+	if o.table == "raw" {
+		return colmap.Raw
 	}
-	return string(colmap.Verified)
+	return colmap.Verified
 }
 
 // keypointSet is an image's keypoints as clearmatch holds them: OpenCV's
@@ -250,10 +242,11 @@ func keypointSet(name string, cam colmap.Camera, kps []colmap.Keypoint) *feature
 // sharedCamera is the camera every image of scene shares, in clearmatch's
 // convention, when the database knows its focal length; none otherwise.
 func sharedCamera(scene *colmap.Scene) geom.Intrinsics {
-	if slices.ContainsFunc(scene.CameraOf, func(c int) bool { return c != scene.CameraOf[0] }) {
+	c, shared := scene.SharedCamera()
+	if !shared {
 		return geom.Intrinsics{}
 	}
-	cam := scene.Cameras[scene.CameraOf[0]]
+	cam := scene.Cameras[c]
 	in, ok := cam.Pinhole()
 	if !ok || !cam.PriorFocal {
 		return geom.Intrinsics{}

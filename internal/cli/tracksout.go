@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/clearmatch/clearmatch/colmap"
@@ -24,7 +23,7 @@ type tracksWriter struct {
 	scene   *colmap.Scene
 	res     *pipeline.Result
 	o       *tracksOptions
-	timing  map[string]float64 // seconds of the steps outside the pipeline
+	timing  stepTimes
 	tracks  *export.Tracks
 	ms      []export.Match
 	report  tracksDatabase
@@ -56,22 +55,10 @@ type tracksDatabase struct {
 	CameraWritten bool `json:"camera_written"`
 }
 
-// timed runs f and adds its time to the step's.
-func (w *tracksWriter) timed(step string, f func() error) error {
-	t0 := time.Now()
-	err := f()
-	w.timing[step] += time.Since(t0).Seconds()
-	return err
-}
-
 // write writes tracks.json, matches.csv and colmap/database.db.
 func (w *tracksWriter) write(ctx context.Context) error {
-	return w.timed("write", func() error {
-		w.tracks, w.ms = export.Build(w.res.Output(), w.res.Item)
-		if err := writeStream(filepath.Join(w.dir, "tracks.json"), func(out io.Writer) error { return export.WriteTracks(out, w.tracks) }); err != nil {
-			return err
-		}
-		if err := writeStream(filepath.Join(w.dir, "matches.csv"), func(out io.Writer) error { return export.WriteMatchesCSV(out, w.tracks.Images, w.ms) }); err != nil {
+	return w.timing.timed("write", func() (err error) {
+		if w.tracks, w.ms, err = writeTrackFiles(w.dir, w.res.Output(), w.res.Item); err != nil {
 			return err
 		}
 		return w.writeDatabase(ctx)
@@ -104,6 +91,7 @@ func (w *tracksWriter) writeDatabase(ctx context.Context) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	path := filepath.Join(dir, "database.db")
 	if w.stderr != nil {
 		size := int64(0)
 		if fi, err := os.Stat(w.db); err == nil {
@@ -112,14 +100,14 @@ func (w *tracksWriter) writeDatabase(ctx context.Context) error {
 		fmt.Fprintf(w.stderr, "write    copying %s (%d MiB) with %s of consistent matches\n", w.db, size>>20, plural(len(written), "image pair"))
 	}
 	var err error
-	if w.report.Geometries, err = colmap.CopyWithGeometries(ctx, w.db, filepath.Join(dir, "database.db"), w.scene.IDs, written); err != nil {
+	if w.report.Geometries, err = colmap.CopyWithGeometries(ctx, w.db, path, w.scene.IDs, written); err != nil {
 		return err
 	}
-	if err := w.writeCamera(ctx, filepath.Join(dir, "database.db")); err != nil {
+	if err := w.writeCamera(ctx, path); err != nil {
 		return err
 	}
 	if w.res.Refined != nil {
-		if err := colmap.MoveKeypoints(ctx, filepath.Join(dir, "database.db"), w.scene.IDs, refinedPositions(w.res.Refined)); err != nil {
+		if err := colmap.MoveKeypoints(ctx, path, w.scene.IDs, refinedPositions(w.res.Refined)); err != nil {
 			return err
 		}
 	}
@@ -133,16 +121,17 @@ func (w *tracksWriter) writeDatabase(ctx context.Context) error {
 // know its focal length and its model is one the export writes.
 func (w *tracksWriter) writeCamera(ctx context.Context, path string) error {
 	sc := w.res.SelfCalibration
-	if w.o.keepCamera || sc == nil || !sc.Accepted || slices.ContainsFunc(w.scene.CameraOf, func(c int) bool { return c != w.scene.CameraOf[0] }) {
+	c, shared := w.scene.SharedCamera()
+	if w.o.keepCamera || sc == nil || !sc.Accepted || !shared {
 		return nil
 	}
-	cam := w.scene.Cameras[w.scene.CameraOf[0]]
+	cam := w.scene.Cameras[c]
 	params, ok := export.SelfCalibratedParams(cam.Model, sc)
 	if !ok || cam.PriorFocal {
 		return nil
 	}
 	w.report.CameraWritten = true
-	return colmap.SetCamera(ctx, path, w.scene.CameraIDs[w.scene.CameraOf[0]], params, true)
+	return colmap.SetCamera(ctx, path, w.scene.CameraIDs[c], params, true)
 }
 
 // refinedPositions are the images' keypoint positions after refinement,
@@ -159,16 +148,12 @@ func refinedPositions(refined []*features.Set) [][][2]float32 {
 }
 
 // readInput counts what the database held: its pairs, matches and the
-// conflicts of their union-find tracks.
-func (w *tracksWriter) readInput() {
+// conflicts of their union-find tracks (counts: the images' keypoints).
+func (w *tracksWriter) readInput(counts []int) {
 	d := &w.report
 	d.InputPairs = len(w.scene.Pairs)
 	for _, p := range w.scene.Pairs {
 		d.InputMatches += len(p.Matches)
-	}
-	counts := make([]int, len(w.scene.Keypoints))
-	for i, kps := range w.scene.Keypoints {
-		counts[i] = len(kps)
 	}
 	d.Conflicts.Input = eval.Conflicts(counts, w.scene.Pairs)
 }
@@ -184,13 +169,9 @@ func keypointCounts(sets []*features.Set) []int {
 // writeReport writes report.json: match's report of the run, with the
 // database's section.
 func (w *tracksWriter) writeReport(total time.Duration) error {
-	rep := export.NewReport(w.res, w.tracks, w.ms)
-	for k, v := range w.timing {
-		rep.TimingSeconds[k] = v
-	}
-	rep.TimingSeconds["total"] = total.Seconds()
+	rep := timedReport(w.res, w.tracks, w.ms, w.timing, total)
 	d := &w.report
-	d.Path, d.SchemaVersion, d.Matches = w.db, w.scene.Version, tableName(w.o.table)
+	d.Path, d.SchemaVersion, d.Matches = w.db, w.scene.Version, string(w.o.matchTable())
 	switch {
 	case !w.o.pipe.Verification.Intrinsics.Known():
 		d.Camera = "none"
