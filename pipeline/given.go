@@ -70,7 +70,7 @@ func checkGiven(images []Image, sets []*features.Set, matches []pairwise.Pair, o
 		return nil
 	}
 	for i, s := range sets {
-		if !s.Released() && len(s.Desc)+len(s.Desc8) != s.Len()*features.DescSize {
+		if !descriptorsFit(s) {
 			return fmt.Errorf("pipeline: image %d has no descriptors for its %d keypoints, which guided matching, completion and the reprojection filter's extension compare (turn them off)", i, s.Len())
 		}
 	}

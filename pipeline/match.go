@@ -45,11 +45,17 @@ func (o Options) check(images []Image, sets []*features.Set) error {
 		return fmt.Errorf("pipeline: %d images and %d feature sets", len(images), len(sets))
 	}
 	for i, s := range sets {
-		if !s.Released() && len(s.Desc)+len(s.Desc8) != s.Len()*features.DescSize {
+		if !descriptorsFit(s) {
 			return fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(s.Desc)+len(s.Desc8), s.Len())
 		}
 	}
 	return o.checkSteps()
+}
+
+// descriptorsFit reports whether s holds one descriptor per keypoint, or
+// has released them to the descriptor cache, which holds them.
+func descriptorsFit(s *features.Set) bool {
+	return s.Released() || len(s.Desc)+len(s.Desc8) == s.Len()*features.DescSize
 }
 
 // checkSteps reports options of the steps after extraction that Match
