@@ -144,7 +144,11 @@ type Evaluation struct {
 // scores every row against b's truth; minTrack is clear_min_track's
 // threshold.
 func (b *Benchmark) Evaluate(ctx context.Context, protocol string, opts pipeline.Options, minTrack int) (*Evaluation, error) {
-	r, err := pipeline.Match(ctx, b.Images, b.Sets, opts)
+	scene, err := pipeline.NewScene(b.Images, b.Sets, opts.Features.MaxDim)
+	if err != nil {
+		return nil, err
+	}
+	r, err := pipeline.Match(ctx, scene, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -54,13 +54,13 @@ func colmapScene() (*pipeline.Result, []Match) {
 	c := mk("c.jpg", [][2]float32{{400, 410}, {20, 210}, {60, 90}})
 	fx := [9]float64{0, 0, 0, 0, 0, -1, 0, 2, 0} // x_cᵀ F x_b = 2 y_b - y_c
 	res := &pipeline.Result{
-		Sets: []*features.Set{a, b, c},
+		Scene:   &pipeline.Scene{Sets: []*features.Set{a, b, c}, Scale: []float64{1, 1, 1}},
+		Matched: &pipeline.Matched{PixelThreshold: 3},
 		Verified: []pairwise.Verified{
 			{I: 0, J: 1, Model: pairwise.Homography, Matrix: [9]float64{2, 0, 10, 0, 2, 5, 0, 0, 1}},
 			{I: 0, J: 2, Model: pairwise.NoModel},
 			{I: 1, J: 2, Model: pairwise.Fundamental, Matrix: fx, F: fx},
 		},
-		PixelThreshold: 3,
 	}
 	ms := []Match{
 		{0, 0, 1, 0}, {0, 1, 1, 1}, {0, 2, 1, 2}, // the last is off H

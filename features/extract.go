@@ -94,9 +94,8 @@ func extractGray(name string, data []byte, opts Options) (*Set, *image.Gray, err
 	set := &Set{Image: name, Width: img.Cols(), Height: img.Rows(), Orientation: imagefile.Orientation(data)}
 
 	work := img
-	scale := 1.0
-	if opts.MaxDim > 0 && max(set.Width, set.Height) > opts.MaxDim {
-		scale = float64(max(set.Width, set.Height)) / float64(opts.MaxDim)
+	scale := DetectionScale(set.Width, set.Height, opts.MaxDim)
+	if scale > 1 {
 		small := gocv.NewMat()
 		defer small.Close()
 		// At least one pixel each way: cv::resize aborts on an empty size

@@ -295,3 +295,13 @@ func RootSIFT(desc []float32) {
 		}
 	}
 }
+
+// DetectionScale is how many full-resolution pixels one pixel of the
+// image features are detected in spans: images whose larger side exceeds
+// maxDim are detected downscaled to it (Options.MaxDim; 0 never).
+func DetectionScale(width, height, maxDim int) float64 {
+	if m := max(width, height); maxDim > 0 && m > maxDim {
+		return float64(m) / float64(maxDim)
+	}
+	return 1
+}

@@ -134,6 +134,11 @@ type VerifyOptions struct {
 	// GuidedMaxDistance, when positive, caps the squared descriptor
 	// distance of a guided match. Default: no cap.
 	GuidedMaxDistance float64
+}
+
+// VerifyRun is how Verify runs, apart from what it computes: its result
+// does not depend on it.
+type VerifyRun struct {
 	// Descriptors, when set, gives image i's descriptors for guided
 	// matching when its View has none, so that not every image's need be
 	// in memory at once.
@@ -219,28 +224,28 @@ type Verified struct {
 // Verify checks every pair's matches against two-view geometry and, for
 // verified pairs, adds guided matches. The result holds one Verified per
 // pair, in the order of pairs; it does not depend on the number of workers.
-func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estimator, opts VerifyOptions) ([]Verified, error) {
+func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estimator, opts VerifyOptions, run VerifyRun) ([]Verified, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	o := opts.withDefaults()
 	for i, v := range views {
-		if len(v.Desc) != len(v.Points)*dim && !(v.Desc == nil && (o.NoGuided || o.Descriptors != nil)) {
+		if len(v.Desc) != len(v.Points)*dim && !(v.Desc == nil && (o.NoGuided || run.Descriptors != nil)) {
 			return nil, fmt.Errorf("pairwise: image %d has %d descriptor floats for %d points", i, len(v.Desc), len(v.Points))
 		}
 	}
 	out := make([]Verified, len(pairs))
-	err := pool.ForEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) error {
+	err := pool.ForEach(ctx, len(pairs), run.Workers, run.Progress, func(k int) error {
 		p := pairs[k]
 		if p.I < 0 || p.J >= len(views) || p.I >= p.J {
 			return fmt.Errorf("pairwise: bad pair (%d, %d)", p.I, p.J)
 		}
 		var err error
-		if out[k], err = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o); err != nil {
+		if out[k], err = verifyPair(&views[p.I], &views[p.J], dim, p, est, &o, run.Descriptors); err != nil {
 			return fmt.Errorf("pairwise: verifying images %d and %d: %w", p.I, p.J, err)
 		}
-		if o.OnPair != nil {
-			o.OnPair(out[k])
+		if run.OnPair != nil {
+			run.OnPair(out[k])
 		}
 		return nil
 	})
@@ -257,7 +262,7 @@ func pixelScale(v *View) float64 {
 	return 1
 }
 
-func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) (Verified, error) {
+func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions, desc func(int) ([]float32, error)) (Verified, error) {
 	r := Verified{I: p.I, J: p.J, Candidates: len(p.Matches)}
 	for _, m := range p.Matches {
 		if int(m.A) >= len(vi.Points) || int(m.B) >= len(vj.Points) || m.A < 0 || m.B < 0 {
@@ -352,7 +357,7 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 		if !reject {
 			q := *o
 			q.NoOneToOneCheck, q.NoGuided = true, true
-			u, err := verifyPair(vi, vj, dim, Pair{I: p.I, J: p.J, Matches: oneToOne(p.Matches, len(vj.Points))}, est, &q)
+			u, err := verifyPair(vi, vj, dim, Pair{I: p.I, J: p.J, Matches: oneToOne(p.Matches, len(vj.Points))}, est, &q, desc)
 			if err != nil {
 				return r, err
 			}
@@ -371,10 +376,10 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions) 
 	if !o.NoGuided {
 		if vi.Desc == nil || vj.Desc == nil {
 			wi, wj := *vi, *vj
-			if wi.Desc, err = viewDesc(vi, p.I, dim, o.Descriptors); err != nil {
+			if wi.Desc, err = viewDesc(vi, p.I, dim, desc); err != nil {
 				return r, err
 			}
-			if wj.Desc, err = viewDesc(vj, p.J, dim, o.Descriptors); err != nil {
+			if wj.Desc, err = viewDesc(vj, p.J, dim, desc); err != nil {
 				return r, err
 			}
 			vi, vj = &wi, &wj

@@ -78,7 +78,7 @@ func TestVerifyPlanar(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tc.n)))
 			views, pr := planarPair(tc.n, h, tc.wrong, rng)
-			out, err := Verify(context.Background(), views, 8, []Pair{pr}, exactH{h}, VerifyOptions{MinInlierRatio: tc.minRatio})
+			out, err := Verify(context.Background(), views, 8, []Pair{pr}, exactH{h}, VerifyOptions{MinInlierRatio: tc.minRatio}, VerifyRun{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,11 +116,11 @@ func TestVerifyDeterministicAcrossWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	views, pr := planarPair(300, h, 0.2, rng)
 	pairs := []Pair{pr, pr, pr, pr}
-	a, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{Workers: 1})
+	a, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{}, VerifyRun{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{Workers: 3})
+	b, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{}, VerifyRun{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestModelSelection(t *testing.T) {
 				pr.Matches = append(pr.Matches, Match{A: int32(n), B: int32(n)})
 			}
 			opts := VerifyOptions{NoGuided: true, PlanarKeepsF: strings.HasSuffix(tc.name, "PlanarKeepsF")}
-			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts)
+			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts, VerifyRun{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -335,7 +335,7 @@ func TestOneToOneCheck(t *testing.T) {
 		for _, off := range []bool{false, true} {
 			pr := Pair{I: 0, J: 1, Matches: tc.matches}
 			opts := VerifyOptions{NoGuided: true, NoOneToOneCheck: off}
-			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts)
+			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts, VerifyRun{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -54,7 +54,7 @@ func TestChainSupport(t *testing.T) {
 }
 
 func TestChained(t *testing.T) {
-	r := &Result{Verified: []pairwise.Verified{verified(0, 1, 5, 7, 6, 8), verified(1, 2, 7, 9, 8, 3), verified(1, 3, 8, 2)}}
+	r := &pairRun{Matched: &Matched{Verified: []pairwise.Verified{verified(0, 1, 5, 7, 6, 8), verified(1, 2, 7, 9, 8, 3), verified(1, 3, 8, 2)}}}
 	batch := [][2]int{{0, 2}, {0, 3}, {2, 3}}
 	for _, tc := range []struct {
 		min       int

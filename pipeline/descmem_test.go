@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clearmatch/clearmatch/datasets"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
@@ -29,7 +30,7 @@ func TestDescriptorMemoryGivesTheSameResult(t *testing.T) {
 			o := DefaultOptions()
 			o.Verification.NoGuided = !guided
 			o.Cache.Features, o.Cache.DescriptorMemory = cache, budget
-			r, err := Run(context.Background(), ims, o)
+			r, err := Run(context.Background(), ims, geom.Intrinsics{}, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func TestImageMemoryGivesTheSameResult(t *testing.T) {
 		t.Helper()
 		o := DefaultOptions()
 		o.Cache.ImageMemory = budget
-		r, err := Run(context.Background(), ims, o)
+		r, err := Run(context.Background(), ims, geom.Intrinsics{}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestImageMemoryGivesTheSameResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, im := range ims {
-		g := f.Grays.Get(im.Path, o.Features.MaxPixels)
+		g := f.Scene.grays.Get(im.Path, o.Features.MaxPixels)
 		file, err := imagefile.Open(im.Path, o.Features.MaxPixels)
 		if err != nil || g == nil || !reflect.DeepEqual(g, file.Gray()) {
 			t.Fatalf("%s: kept %v, file %v", im.Name, g != nil, err)
@@ -129,8 +130,7 @@ func TestImageMemoryGivesTheSameResult(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o.grays = f.Grays
-	r, err := Match(context.Background(), f.Images, f.Sets, o)
+	r, err := Match(context.Background(), f.Scene, o)
 	if err != nil || !reflect.DeepEqual(r.Refined, want.Refined) || r.Refinement != want.Refinement {
 		t.Errorf("refined from the kept images alone: %v, or differs", err)
 	}

@@ -1,28 +1,35 @@
 // Package pipeline runs clearmatch's stages, from images (or feature sets)
-// to cycle-consistent tracks, as a row of named steps:
+// to cycle-consistent tracks, as a chain of values, each made by one stage
+// and read-only afterwards:
 //
-//	extract   SIFT keypoints and descriptors per image (package features)
-//	select    the image pairs to match (PairOptions: exhaustive,
-//	          sequential, retrieval, or given)
-//	match     Lowe's ratio test per pair (package pairwise)
-//	verify    two-view geometry (H, F or E) per pair (package pairwise)
-//	solve     CLEAR on the verified association graph (package clear)
-//	tracks    completion, refinement, the weak-pair filter, self-calibration,
-//	          the reprojection filter and -min-track (package tracks: each
-//	          a tracks.Stage, run in the order of tracks.Options.Stages)
+//	Extract     image files → *Scene: SIFT keypoints and descriptors per
+//	            image, the scale they were detected at, the camera
+//	            (package features)
+//	MatchPairs  *Scene → *Matched: the pairs selected (PairOptions:
+//	            exhaustive, sequential, retrieval, or given), Lowe's ratio
+//	            test and two-view geometry (H, F or E) per pair (package
+//	            pairwise), in rounds while retrieval's completion proposes
+//	            more
+//	Solve       *Matched → *Solution: CLEAR on the association graph
+//	            (Association; package clear)
+//	Track       *Solution → *Result: completion, refinement, the weak-pair
+//	            filter, self-calibration, the reprojection filter and
+//	            min-track (package tracks: each a tracks.Stage, in the order
+//	            of tracks.Options.Stages)
 //
-// Run takes image files, Match takes feature sets (a benchmark's selected
-// features, say), MatchGiven keypoints and matches made elsewhere (another
-// matcher's, a COLMAP database's: verify, solve and tracks only); each
-// returns a Result with every step's output, stats and timing. Options hold one group per step; DefaultOptions is what
+// Run is the chain from image files, Match the chain from a Scene made by
+// NewScene (a benchmark's selected features, say), MatchGiven the chain
+// from keypoints and matches made elsewhere (another matcher's, a COLMAP
+// database's: verify, solve and tracks only). The Result embeds the Scene,
+// Matched and Solution and holds every track stage's output, stats and
+// timing. Options hold one group per stage; DefaultOptions is what
 // `clearmatch match` runs with no flags.
 //
 // The package owns the concurrency (a bounded worker pool per step, never
 // changing the output), honours context cancellation inside every step,
 // reports progress through the Progress interface, and prints nothing.
-// Retrieval's transitive completion runs select, match and verify again
-// for the pairs it proposes. File formats are in package export. Without
-// cgo the package builds and Match works on given feature sets with the
-// pure-Go matcher (and an Estimator of the caller's, for verification);
-// the image steps return features.ErrNoOpenCV.
+// File formats are in package export. Without cgo the package builds and
+// Match works on given feature sets with the pure-Go matcher (and an
+// Estimator of the caller's, for verification); the image steps return
+// features.ErrNoOpenCV.
 package pipeline

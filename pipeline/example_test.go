@@ -12,6 +12,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -32,7 +33,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	res, err := pipeline.Run(context.Background(), images, pipeline.DefaultOptions())
+	res, err := pipeline.Run(context.Background(), images, geom.Intrinsics{}, pipeline.DefaultOptions())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -5,24 +5,23 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/pairwise"
 )
 
-// MatchGiven runs the steps after matching on matches made elsewhere
+// MatchGiven runs the stages after matching on matches made elsewhere
 // (another matcher's, a COLMAP database's): verification (unless
 // opts.Verification.Off), CLEAR and the track stages, as Match runs them
-// after its own matching. sets hold each image's keypoints in
+// after its own matching. The scene's sets hold each image's keypoints in
 // full-resolution pixels; descriptors are read only by the steps that
 // compare them (guided matching, completion, the reprojection filter's
 // extension), which need them in every set. matches may come in any order
 // and hold a pair's keypoint pairs in any order; each index pair must
 // name two images, lower first, and keypoints they have.
-func MatchGiven(ctx context.Context, images []Image, sets []*features.Set, matches []pairwise.Pair, opts Options) (*Result, error) {
-	if err := checkGiven(images, sets, matches, opts); err != nil {
+func MatchGiven(ctx context.Context, scene *Scene, matches []pairwise.Pair, opts Options) (*Result, error) {
+	if err := checkGiven(scene, matches, opts); err != nil {
 		return nil, err
 	}
-	r := newResult(images, sets, opts)
+	r := newPairRun(scene, opts)
 	r.Matches = slices.Clone(matches)
 	slices.SortFunc(r.Matches, func(a, b pairwise.Pair) int {
 		if a.I != b.I {
@@ -36,19 +35,20 @@ func MatchGiven(ctx context.Context, images []Image, sets []*features.Set, match
 		r.PairSources[k] = PairsGiven
 	}
 	if !opts.Verification.Off {
-		if err := r.verifyBatch(ctx, newPairInputs(r, opts), nil, r.Matches, false, opts); err != nil {
+		if err := r.verifyBatch(ctx, newPairInputs(scene, opts), nil, r.Matches, false, opts); err != nil {
 			return nil, err
 		}
 	}
-	return r.solveAndTrack(ctx, opts)
+	return solveAndTrack(ctx, scene, r.Matched, opts)
 }
 
 // checkGiven reports what MatchGiven cannot use: options, matches that do
 // not fit the images, and sets without the descriptors a step reads.
-func checkGiven(images []Image, sets []*features.Set, matches []pairwise.Pair, opts Options) error {
-	if len(images) != len(sets) {
-		return fmt.Errorf("pipeline: %d images and %d feature sets", len(images), len(sets))
+func checkGiven(scene *Scene, matches []pairwise.Pair, opts Options) error {
+	if err := scene.check(); err != nil {
+		return err
 	}
+	sets := scene.Sets
 	if err := opts.checkSteps(); err != nil {
 		return err
 	}

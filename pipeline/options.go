@@ -1,11 +1,8 @@
 package pipeline
 
 import (
-	"context"
-
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/tracks"
@@ -30,9 +27,6 @@ type Options struct {
 	Workers int
 	// Progress, if set, receives every stage's progress.
 	Progress Progress
-
-	// grays are the images Run's extraction kept (CacheOptions.ImageMemory).
-	grays *imagefile.GrayCache
 }
 
 // FeatureOptions configure extraction (Run only).
@@ -85,12 +79,8 @@ type VerifyOptions struct {
 	// Off skips verification: CLEAR takes the ratio matches, and the
 	// track stages, which need verified pairs, do nothing.
 	Off bool
-	// Options are the thresholds and guided matching (package pairwise;
-	// Workers, Progress, Descriptors and OnPair are set by the pipeline).
+	// Options are the thresholds and guided matching (package pairwise).
 	pairwise.VerifyOptions
-	// Intrinsics, when known, are every image's at full resolution:
-	// pairs are then verified with essential matrices.
-	Intrinsics geom.Intrinsics
 	// Estimator fits two-view models; nil means OpenCV's MAGSAC++
 	// (features.CVEstimator).
 	Estimator pairwise.Estimator
@@ -107,10 +97,6 @@ type SolveOptions struct {
 	// connected component of the matches is a track, which may hold two
 	// keypoints of one image. It is there to compare the two.
 	UnionFind bool
-	// Solver, if set, solves instead of clear.SolveContext: a caller that
-	// solved the same problem elsewhere (clearmatch-beam, part by part)
-	// gives its result. It must return what clear.SolveContext would.
-	Solver func(ctx context.Context, p *clear.Problem, o *clear.Options) (*clear.Result, error)
 }
 
 // DefaultDescriptorMemory is CacheOptions.DescriptorMemory's default: 512

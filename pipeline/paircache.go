@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/internal/atomicfile"
 	"github.com/clearmatch/clearmatch/pairwise"
@@ -49,9 +48,13 @@ type pairCache struct {
 	hitVerif int
 }
 
-func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.Matcher, est pairwise.Estimator, opts Options) (*pairCache, error) {
-	c := &pairCache{dir: dir, digest: make([][32]byte, len(sets))}
-	for i, s := range sets {
+func newPairCache(dir string, scene *Scene, m pairwise.Matcher, est pairwise.Estimator, opts Options) (*pairCache, error) {
+	c := &pairCache{dir: dir, digest: make([][32]byte, len(scene.Sets))}
+	var scale []float64 // the key's scale is 1 without verification, which alone reads it
+	if !opts.Verification.Off {
+		scale = scene.Scale
+	}
+	for i, s := range scene.Sets {
 		d, err := s.LoadFloats()
 		if err != nil {
 			return nil, err
@@ -72,14 +75,13 @@ func newPairCache(dir string, sets []*features.Set, scale []float64, m pairwise.
 	}
 	mo := pairwise.Options{Ratio: opts.Matching.Ratio, Mutual: opts.Matching.Mutual}
 	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.Matching.RootSIFT, mo)
-	c.est, c.intrinsics = est, opts.Verification.Intrinsics
+	c.est, c.intrinsics = est, scene.Camera
 	return c, nil
 }
 
 // verifyParams is the key's text for verification with vo (which differs
 // between retrieval's pairs and completion's by the inlier-ratio floor).
 func (c *pairCache) verifyParams(vo pairwise.VerifyOptions) string {
-	vo.Workers, vo.Progress, vo.OnPair, vo.Descriptors = 0, nil, nil, nil
 	return fmt.Sprintf("%s verify %T %+v %+v %+v %s", pairCacheVersion, c.est, c.est, vo, c.intrinsics, c.matchParams)
 }
 

@@ -20,7 +20,7 @@ func TestPairCache(t *testing.T) {
 	o.Cache.Pairs = dir
 	run := func(n int, o Options) *Result {
 		t.Helper()
-		r, err := Match(context.Background(), ims[:n], sets[:n], o)
+		r, err := Match(context.Background(), sceneOf(ims[:n], sets[:n], o), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestPairCache(t *testing.T) {
 		t.Fatalf("verify threshold 1 hit the cache of 3: %v", r.PairCacheHits)
 	}
 	// Completion's inlier-ratio floor is a verification option of its own.
-	c, err := newPairCache(t.TempDir(), sets[:2], nil, pairwise.BruteForce{}, identity{}, o)
+	c, err := newPairCache(t.TempDir(), sceneOf(ims[:2], sets[:2], o), pairwise.BruteForce{}, identity{}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +124,11 @@ func TestCompactSetsMatchTheSame(t *testing.T) {
 		o := DefaultOptions()
 		o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
 		o.Pairs = PairOptions{Mode: mode, K: 2, Rounds: 1, Retrieval: testRetrieval}
-		a, err := Match(context.Background(), ims, sets, o)
+		a, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Match(context.Background(), ims, compact, o)
+		b, err := Match(context.Background(), sceneOf(ims, compact, o), o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,13 +26,13 @@ type PairPlan struct {
 	codes func(i int) ([]float32, error)
 }
 
-// PlanPairs selects the first round's pairs of the images' feature sets
-// exactly as Match does.
-func PlanPairs(ctx context.Context, images []Image, sets []*features.Set, opts Options) (*PairPlan, error) {
-	if err := opts.check(images, sets); err != nil {
+// PlanPairs selects the first round's pairs of the scene exactly as
+// MatchPairs does.
+func PlanPairs(ctx context.Context, scene *Scene, opts Options) (*PairPlan, error) {
+	if err := opts.check(scene); err != nil {
 		return nil, err
 	}
-	sel, err := selectPairs(ctx, Names(images), setSizes(sets), descriptors(sets, opts.Matching.RootSIFT), matcherOf(opts), opts)
+	sel, err := selectPairs(ctx, Names(scene.Images), setSizes(scene.Sets), descriptors(scene.Sets, opts.Matching.RootSIFT), matcherOf(opts), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ var errNoPairCache = errors.New("pipeline: VerifyPairs needs the pair cache (Opt
 
 // cachedVerifications appends to Verified the pairs whose verification
 // the pair cache holds, and returns the others.
-func (r *Result) cachedVerifications(pc *pairCache, pairs [][2]int, completion bool, opts Options) [][2]int {
+func (r *pairRun) cachedVerifications(pc *pairCache, pairs [][2]int, completion bool, opts Options) [][2]int {
 	probe := make([]pairwise.Pair, len(pairs))
 	for k, p := range pairs {
 		probe[k] = pairwise.Pair{I: p[0], J: p[1]} // the key needs no matches
@@ -229,28 +229,24 @@ func (r *Result) cachedVerifications(pc *pairCache, pairs [][2]int, completion b
 	return todo
 }
 
-// VerifyPairs matches and verifies pairs of sets (indices into sets) as
-// Match does in a round (the first, or completion's with its inlier-ratio
-// floor), storing each pair in the pair cache opts.Cache.Pairs, which must
-// be set: a later Match on the same features finds them there. A pair's
-// result depends only on its two sets and opts, so sets may be any subset
-// of the images (two, for one pair). A pair whose verification is cached
-// is read as it is, without its ratio matches; the result lists those
-// pairs first.
-func VerifyPairs(ctx context.Context, sets []*features.Set, pairs [][2]int, completion bool, opts Options) ([]pairwise.Verified, error) {
-	images := make([]Image, len(sets))
-	for i, s := range sets {
-		images[i] = Image{Name: s.Image}
-	}
-	if err := opts.check(images, sets); err != nil {
+// VerifyPairs matches and verifies pairs of the scene as MatchPairs does
+// in a round (the first, or completion's with its inlier-ratio floor),
+// storing each pair in the pair cache opts.Cache.Pairs, which must be set:
+// a later MatchPairs on the same features finds them there. A pair's
+// result depends only on its two images and opts, so the scene may be any
+// subset of the images (two, for one pair). A pair whose verification is
+// cached is read as it is, without its ratio matches; the result lists
+// those pairs first.
+func VerifyPairs(ctx context.Context, scene *Scene, pairs [][2]int, completion bool, opts Options) ([]pairwise.Verified, error) {
+	if err := opts.check(scene); err != nil {
 		return nil, err
 	}
 	if opts.Cache.Pairs == "" {
 		return nil, errNoPairCache
 	}
-	r := newResult(images, sets, opts)
-	in := newPairInputs(r, opts)
-	pc, err := newPairCache(opts.Cache.Pairs, r.Sets, r.PixelScale, in.matcher, in.est, opts)
+	r := newPairRun(scene, opts)
+	in := newPairInputs(scene, opts)
+	pc, err := newPairCache(opts.Cache.Pairs, scene, in.matcher, in.est, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -27,12 +27,12 @@ func TestPlanAndVerifyPairsWarmMatch(t *testing.T) {
 		o := DefaultOptions()
 		o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
 		o.Pairs = pairs
-		want, err := Match(context.Background(), ims, sets, o)
+		want, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		o.Cache.Pairs = t.TempDir()
-		plan, err := PlanPairs(context.Background(), ims, sets, o)
+		plan, err := PlanPairs(context.Background(), sceneOf(ims, sets, o), o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func warmAndMatch(t *testing.T, ims []Image, sets []*features.Set, sent *PairPla
 	for round := 0; len(batch) > 0; round++ {
 		for _, p := range batch {
 			tried[p] = true
-			v, err := VerifyPairs(context.Background(), []*features.Set{sets[p[0]], sets[p[1]]}, [][2]int{{0, 1}}, round > 0, o)
+			v, err := VerifyPairs(context.Background(), sceneOf([]Image{ims[p[0]], ims[p[1]]}, []*features.Set{sets[p[0]], sets[p[1]]}, o), [][2]int{{0, 1}}, round > 0, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,14 +162,14 @@ func warmAndMatch(t *testing.T, ims []Image, sets []*features.Set, sent *PairPla
 	// A pair verified before is read from the cache, without its ratio
 	// matches, as it was verified.
 	p := sent.First[0]
-	again, err := VerifyPairs(context.Background(), []*features.Set{sets[p[0]], sets[p[1]]}, [][2]int{{0, 1}}, false, o)
+	again, err := VerifyPairs(context.Background(), sceneOf([]Image{ims[p[0]], ims[p[1]]}, []*features.Set{sets[p[0]], sets[p[1]]}, o), [][2]int{{0, 1}}, false, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again[0].I, again[0].J = p[0], p[1]; !reflect.DeepEqual(again[0], verified[0]) {
 		t.Errorf("%s: pair %v verified again differs from its first verification", o.Pairs.Mode, p)
 	}
-	got, err := Match(context.Background(), ims, sets, o)
+	got, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestPlanPairsEach(t *testing.T) {
 		o := DefaultOptions()
 		o.Matching.Matcher = pairwise.BruteForce{}
 		o.Pairs = pairs
-		want, err := PlanPairs(context.Background(), ims, sets, o)
+		want, err := PlanPairs(context.Background(), sceneOf(ims, sets, o), o)
 		if err != nil {
 			t.Fatal(err)
 		}

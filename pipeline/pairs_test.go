@@ -61,7 +61,7 @@ func TestPairSelection(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := base
 			o.Pairs, o.Pairs.List = c.pairs, c.given
-			r, err := Match(context.Background(), ims, sets, o)
+			r, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 			if c.wantError {
 				if err == nil {
 					t.Fatal("no error")
@@ -181,7 +181,7 @@ func TestRetrievalSeesRootSIFT(t *testing.T) {
 	o := DefaultOptions()
 	o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
 	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 3, Retrieval: testRetrieval}
-	r, err := Match(context.Background(), ims, sets, o)
+	r, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestCompletionAfterRejectedRound(t *testing.T) {
 	considered := make([]int, 4)
 	for rounds := 1; rounds < len(considered); rounds++ {
 		o.Pairs.Rounds = rounds
-		r, err := Match(context.Background(), ims, sets, o)
+		r, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 		if err != nil {
 			t.Fatal(err)
 		}

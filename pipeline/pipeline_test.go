@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/clear"
@@ -62,7 +64,7 @@ func TestMatchPureGo(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Matching.Matcher = pairwise.BruteForce{}
-			r, err := Match(context.Background(), ims, sets, tc.opts)
+			r, err := Match(context.Background(), sceneOf(ims, sets, tc.opts), tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,31 +94,45 @@ func TestMatchCancelled(t *testing.T) {
 	ims, sets := views(3, 10, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Match(ctx, ims, sets, Options{Matching: MatchOptions{Matcher: pairwise.BruteForce{}}}); !errors.Is(err, context.Canceled) {
+	o := Options{Matching: MatchOptions{Matcher: pairwise.BruteForce{}}}
+	if _, err := Match(ctx, sceneOf(ims, sets, o), o); !errors.Is(err, context.Canceled) {
 		t.Errorf("err %v, want context.Canceled", err)
 	}
 }
 
-// TestSolverGivesTheResult: a given Solver solves instead of CLEAR, with
-// the problem Match built and CLEAR's options.
-func TestSolverGivesTheResult(t *testing.T) {
+// TestChainGivesMatch: the stages called one by one, with CLEAR solved
+// elsewhere (as clearmatch-beam solves it, part by part) and given through
+// NewSolution, give Match's result.
+func TestChainGivesMatch(t *testing.T) {
 	ims, sets := views(3, 10, 3)
 	o := PaperOptions()
 	o.Matching.Matcher = pairwise.BruteForce{}
-	var asked *clear.Problem
-	o.Solve.Solver = func(ctx context.Context, p *clear.Problem, co *clear.Options) (*clear.Result, error) {
-		asked = p
-		r, err := clear.SolveParts(ctx, p, co)
-		if err == nil {
-			r.UniverseSize = -7 // not what CLEAR says: the pipeline must keep it
-		}
-		return r, err
-	}
-	r, err := Match(context.Background(), ims, sets, o)
+	want, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if asked == nil || asked != r.Problem || r.Clear.UniverseSize != -7 || len(r.Item) != 30 {
-		t.Errorf("the Solver's result was not used: asked %v, universe %d, %d items", asked != nil, r.Clear.UniverseSize, len(r.Item))
+	scene := sceneOf(ims, sets, o)
+	m, err := MatchPairs(context.Background(), scene, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Association(scene, m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := clear.SolveParts(context.Background(), p, &o.Solve.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := NewSolution(p, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Track(context.Background(), scene, m, sol, o.Tracks.Stages(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Clear != res || !slices.Equal(got.Item, want.Item) || !reflect.DeepEqual(got.Matches, want.Matches) || len(got.Item) != 30 {
+		t.Errorf("the chain's items %v, Match's %v", got.Item, want.Item)
 	}
 }

@@ -8,50 +8,58 @@ import (
 	"time"
 
 	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/imagefile"
 )
 
-// Run extracts the features of the images and runs Match on them.
-// Unreadable images are skipped (listed in Result.Skipped) unless
-// opts.Features.Strict; fewer than two usable images is an error.
-func Run(ctx context.Context, images []Image, opts Options) (*Result, error) {
-	t0 := time.Now()
+// Run extracts the features of the images and runs Match on their scene,
+// camera the images' known intrinsics at full resolution (the zero value:
+// unknown). Unreadable images are skipped (listed in Result.Skipped)
+// unless opts.Features.Strict; fewer than two usable images is an error.
+func Run(ctx context.Context, images []Image, camera geom.Intrinsics, opts Options) (*Result, error) {
 	f, err := Extract(ctx, images, opts)
 	if err != nil {
 		return nil, err
 	}
-	extract := time.Since(t0)
-	opts.grays = f.Grays
-	r, err := Match(ctx, f.Images, f.Sets, opts)
+	f.Scene.Camera = camera
+	r, err := Match(ctx, f.Scene, opts)
 	if err != nil {
 		return nil, err
 	}
-	r.Skipped, r.CacheHits, r.CacheError, r.Timing.Extract = f.Skipped, int(f.Stats.CacheHits), f.Stats.CacheError, extract
-	if f.Descriptors != nil {
-		r.DescriptorLoads = f.Descriptors.Loads()
-	}
+	f.Record(r)
 	return r, nil
 }
 
-// Extracted are the usable images and their features.
+// Record puts extraction's stats and time into r, the result of the
+// stages after it.
+func (f *Extracted) Record(r *Result) {
+	r.Skipped, r.CacheHits, r.CacheError, r.Timing.Extract = f.Skipped, int(f.Stats.CacheHits), f.Stats.CacheError, f.Time
+	if f.Descriptors != nil {
+		r.DescriptorLoads = f.Descriptors.Loads()
+	}
+}
+
+// Extracted is the extraction stage's output: the scene of the usable
+// images (camera unknown) and what became of the others.
 type Extracted struct {
-	Images  []Image
-	Sets    []*features.Set
+	Scene   *Scene
 	Skipped []Skipped
 	Stats   features.Stats
 	// Descriptors bounds the descriptors held in memory (nil without the
 	// feature cache).
 	Descriptors *features.DescriptorCache
-	// Grays holds the images decoded last (nil with ImageMemory negative).
-	Grays *imagefile.GrayCache
+	// Time is extraction's wall time.
+	Time time.Duration
 }
 
-// Extract finds the features of the images (through the feature cache,
-// which it fills) and keeps the usable ones, as Run does before Match.
+// Extract is the extraction stage: it finds the features of the images
+// (through the feature cache, which it fills) and keeps the usable ones,
+// as Run does before Match.
 func Extract(ctx context.Context, images []Image, opts Options) (*Extracted, error) {
 	if err := opts.Features.Validate(); err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	ex := newExtractor(opts)
 	sets, errs, st := ex.ExtractFiles(ctx, Paths(images), Names(images))
 	if err := ctx.Err(); err != nil {
@@ -61,7 +69,12 @@ func Extract(ctx context.Context, images []Image, opts Options) (*Extracted, err
 	if err != nil {
 		return nil, err
 	}
-	return &Extracted{Images: kept, Sets: keptSets, Skipped: skipped, Stats: st, Descriptors: ex.Descriptors, Grays: ex.Grays}, nil
+	scene, err := NewScene(kept, keptSets, opts.Features.MaxDim)
+	if err != nil {
+		return nil, err
+	}
+	scene.grays = ex.Grays
+	return &Extracted{Scene: scene, Skipped: skipped, Stats: st, Descriptors: ex.Descriptors, Time: time.Since(t0)}, nil
 }
 
 // newExtractor is the extractor of opts: its cache, its descriptor memory

@@ -7,17 +7,21 @@ import (
 	"github.com/clearmatch/clearmatch/tracks"
 )
 
-// trackStages runs the stages after CLEAR (package tracks) in order, each
-// on the previous one's output, and records their stats and times.
-func (r *Result) trackStages(ctx context.Context, opts Options) error {
+// Track is the track stages' run: each of stages (opts.Tracks.Stages(),
+// or a caller's list: clearmatch-beam swaps in its own refinement) on the
+// previous one's tracks, starting from the solution's. The Result holds
+// every stage's output, stats and time.
+func Track(ctx context.Context, scene *Scene, m *Matched, sol *Solution, stages []tracks.Stage, opts Options) (*Result, error) {
+	r := &Result{Scene: scene, Matched: m, Solution: sol, Item: sol.Item, Verified: m.Verified}
+	r.Timing.Select, r.Timing.Match, r.Timing.Verify, r.Timing.Solve = m.Time.Select, m.Time.Match, m.Time.Verify, sol.Time
 	v := r.trackViews(opts)
-	t := tracks.Tracks{Item: r.Item, Solved: r.Item, Keypoints: r.Sets, Pairs: r.Verified}
+	t := tracks.Tracks{Item: sol.Item, Solved: sol.Item, Keypoints: scene.Sets, Pairs: m.Verified}
 	lap := stopwatch()
-	for _, stage := range opts.Tracks.Stages() {
+	for _, stage := range stages {
 		var st tracks.Stats
 		var err error
 		if t, st, err = stage.Run(ctx, v, t); err != nil {
-			return err
+			return nil, err
 		}
 		r.record(st, lap())
 	}
@@ -25,7 +29,7 @@ func (r *Result) trackStages(ctx context.Context, opts Options) error {
 	if r.Refinement.Ran {
 		r.Refined = t.Keypoints
 	}
-	return nil
+	return r, nil
 }
 
 // record keeps a track stage's stats and time in the result.
@@ -46,12 +50,15 @@ func (r *Result) record(st tracks.Stats, d time.Duration) {
 	}
 }
 
-// trackViews is what the track stages read: the features, the image
-// files (when every image has one), the thresholds and the intrinsics;
+// trackViews is what the track stages read: the scene's features, image
+// files (when every image has one), scales and camera, the thresholds;
 // their scratch folder is the feature cache's.
 func (r *Result) trackViews(opts Options) *tracks.Views {
-	v := &tracks.Views{Sets: r.Sets, MaxPixels: opts.Features.MaxPixels, Grays: opts.grays, Threshold: r.PixelThreshold, Scale: r.PixelScale,
-		Intrinsics: opts.Verification.Intrinsics, Workers: opts.Workers, Scratch: opts.Cache.Features, Progress: trackProgress(opts.Progress)}
+	v := &tracks.Views{Sets: r.Sets, MaxPixels: opts.Features.MaxPixels, Grays: r.grays, Threshold: r.PixelThreshold,
+		Intrinsics: r.Camera, Workers: opts.Workers, Scratch: opts.Cache.Features, Progress: trackProgress(opts.Progress)}
+	if r.PixelThreshold > 0 { // verified: thresholds scale with detection
+		v.Scale = r.Scale
+	}
 	v.Paths = make([]string, len(r.Images))
 	for i, im := range r.Images {
 		v.Paths[i] = im.Path

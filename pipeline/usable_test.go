@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/clearmatch/clearmatch/geom"
 	"image"
 	"image/color"
 	"image/png"
@@ -41,7 +42,7 @@ func TestRunSkipsUnreadable(t *testing.T) {
 		}
 		opts := PaperOptions()
 		opts.Features.Strict = strict
-		return Run(context.Background(), ims, opts)
+		return Run(context.Background(), ims, geom.Intrinsics{}, opts)
 	}
 	if _, err := run(false); !errors.Is(err, ErrTooFewImages) || !strings.Contains(err.Error(), "1 of 4") || !strings.Contains(err.Error(), "notes.jpg") {
 		t.Errorf("one good image: %v", err)

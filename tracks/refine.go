@@ -17,11 +17,12 @@ type RefineOptions struct {
 	// Patch configures the patch alignment (package refine; 0s are its
 	// defaults).
 	Patch refine.Options
-	// Refiner, if set, does refine.Tracks' work instead (clearmatch-beam's
-	// workers, image by image). It must leave the job's tracks and return
-	// the Stats that refine.Tracks would.
-	Refiner func(ctx context.Context, job RefineJob) (refine.Stats, error)
 }
+
+// Aligner does refine.Tracks' work on a job: Refine's runs it in this
+// process; clearmatch-beam's, image by image on its workers. It must
+// leave the job's tracks and return the Stats that refine.Tracks would.
+type Aligner func(ctx context.Context, job RefineJob) (refine.Stats, error)
 
 // RefineJob is refine.Tracks' input with what loading an image needs.
 type RefineJob struct {
@@ -63,6 +64,14 @@ type RefineStats struct {
 // additions that do not align go back to their Solved item. It reads
 // every image again, so it runs only when every image has a path.
 func Refine(ctx context.Context, v *Views, t Tracks, o RefineOptions) (Tracks, RefineStats, error) {
+	return RefineWith(ctx, v, t, o, func(ctx context.Context, job RefineJob) (refine.Stats, error) {
+		load := func(i int) (*refine.Image, error) { return LoadGray(job.Images[i], job.MaxPixels, v.Grays) }
+		return refine.TracksSpilled(ctx, v.Scratch, len(job.Images), job.Tracks, load, job.Patch, v.Workers, job.Progress)
+	})
+}
+
+// RefineWith is Refine with the alignment done by align.
+func RefineWith(ctx context.Context, v *Views, t Tracks, o RefineOptions, align Aligner) (Tracks, RefineStats, error) {
 	if o.Off || len(v.Paths) != len(v.Sets) || slices.Contains(v.Paths, "") {
 		return t, RefineStats{}, nil
 	}
@@ -72,14 +81,7 @@ func Refine(ctx context.Context, v *Views, t Tracks, o RefineOptions) (Tracks, R
 	for i, s := range v.Sets {
 		images[i] = ImageFile{Path: v.Paths[i], Width: s.Width, Height: s.Height}
 	}
-	var st refine.Stats
-	var err error
-	if o.Refiner != nil {
-		st, err = o.Refiner(ctx, RefineJob{Tracks: tracks, Images: images, MaxPixels: v.MaxPixels, Patch: o.Patch, Progress: v.progress(StageRefine)})
-	} else {
-		load := func(i int) (*refine.Image, error) { return LoadGray(images[i], v.MaxPixels, v.Grays) }
-		st, err = refine.TracksSpilled(ctx, v.Scratch, len(v.Sets), tracks, load, o.Patch, v.Workers, v.progress(StageRefine))
-	}
+	st, err := align(ctx, RefineJob{Tracks: tracks, Images: images, MaxPixels: v.MaxPixels, Patch: o.Patch, Progress: v.progress(StageRefine)})
 	if err != nil {
 		return t, RefineStats{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/clearmatch/clearmatch/datasets"
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pipeline"
 	"github.com/clearmatch/clearmatch/tracks"
 )
@@ -47,6 +48,8 @@ type matchOptions struct {
 	track                           trackFlags
 	exp                             exportFlags
 	pipe                            pipeline.Options
+	// camera is -intrinsics (zero: unknown): the scene's, not a stage's.
+	camera geom.Intrinsics
 }
 
 // addFlags defines match's flags by group, as -h all lists them: the
@@ -79,11 +82,11 @@ func (o *matchOptions) addFlags(fs *flagSet) {
 var matchCommon = []string{"out", "export", "intrinsics", "camera-model", "max-dim", "pairs", "force", "workers", "cache", "overlays"}
 
 func runMatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return runMatchWith(ctx, args, stdin, nil, stdout, stderr)
+	return runMatchBy(ctx, args, pipeline.Run, stdout, stderr)
 }
 
-// runMatchWith is runMatch with the parsed options changed by set, if set.
-func runMatchWith(ctx context.Context, args []string, stdin io.Reader, set func(*pipeline.Options), stdout, stderr io.Writer) error {
+// runMatchBy is runMatch with the stages run by run.
+func runMatchBy(ctx context.Context, args []string, run MatchRunner, stdout, stderr io.Writer) error {
 	start := time.Now()
 	var o matchOptions
 	inputs, err := o.parse(args, stdout)
@@ -104,10 +107,7 @@ func runMatchWith(ctx context.Context, args []string, stdin io.Reader, set func(
 	}
 	defer stage.Discard()
 	o.pipe.Progress = pr
-	if set != nil {
-		set(&o.pipe)
-	}
-	res, err := pipeline.Run(ctx, in.images, o.pipe)
+	res, err := run(ctx, in.images, o.camera, o.pipe)
 	if err != nil {
 		return err
 	}
@@ -249,10 +249,10 @@ func (o *matchOptions) checkDependencies(given func(string) bool) error {
 			}
 		}
 	}
-	if given("rotation-loops") && !t.Weak.Loops.Off && (p.Verification.Off || !p.Verification.Intrinsics.Known()) {
+	if given("rotation-loops") && !t.Weak.Loops.Off && (p.Verification.Off || !o.camera.Known()) {
 		return usagef("-rotation-loops needs -verify and -intrinsics: it checks the rotations of essential matrices")
 	}
-	if given("self-calibrate") && !t.Calibrate.Off && (p.Verification.Off || p.Verification.Intrinsics.Known()) {
+	if given("self-calibrate") && !t.Calibrate.Off && (p.Verification.Off || o.camera.Known()) {
 		return usagef("-self-calibrate needs -verify and no -intrinsics: it calibrates from verified tracks when the camera is unknown")
 	}
 	return nil
@@ -283,7 +283,7 @@ func writeColmap(dir string, res *pipeline.Result, ms []export.Match, o *matchOp
 		return nil
 	}
 	cams, camOf, err := export.ColmapCameras(res.Images, res.Sets, export.CameraOptions{
-		Model: o.exp.cameraModel, PerImage: !o.exp.singleCamera, Intrinsics: o.pipe.Verification.Intrinsics, SelfCalibration: res.SelfCalibration})
+		Model: o.exp.cameraModel, PerImage: !o.exp.singleCamera, Intrinsics: o.camera, SelfCalibration: res.SelfCalibration})
 	if err != nil {
 		return err
 	}

@@ -143,7 +143,7 @@ func (o *matchOptions) applyWords() error {
 	}
 	p.Solve.Options = *copts
 	if o.verify.intrinsics != "" {
-		if p.Verification.Intrinsics, err = parseIntrinsics(o.verify.intrinsics); err != nil {
+		if o.camera, err = parseIntrinsics(o.verify.intrinsics); err != nil {
 			return err
 		}
 	}

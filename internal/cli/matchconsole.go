@@ -85,7 +85,7 @@ func printStageLines(w io.Writer, res *pipeline.Result, o *matchOptions) {
 			fmt.Fprintf(w, "refine   %s keypoints added by completion whose patch did not align left their track again\n", count(res.Refinement.Unconfirmed))
 		}
 	}
-	if verified && (!p.Weak.Off || !p.Weak.Loops.Off && o.pipe.Verification.Intrinsics.Known()) {
+	if verified && (!p.Weak.Off || !p.Weak.Loops.Off && o.camera.Known()) {
 		loops := ""
 		if res.Weak.Loops > 0 {
 			loops = fmt.Sprintf("; %s pair rotations corrected by their triangles", count(res.Weak.Loops))

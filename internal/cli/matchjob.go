@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
 
@@ -14,6 +15,8 @@ type MatchJob struct {
 	// Options are the pipeline's, as match would run them (pairs from
 	// -pairs, caches from -cache).
 	Options pipeline.Options
+	// Camera is -intrinsics (zero: unknown).
+	Camera geom.Intrinsics
 	// Images are the inputs, in match's order.
 	Images []pipeline.Image
 	// Out is -out.
@@ -38,7 +41,7 @@ func ParseMatch(args []string, stdout io.Writer) (*MatchJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MatchJob{Options: o.pipe, Images: in.images, Out: o.out, force: o.force}, nil
+	return &MatchJob{Options: o.pipe, Camera: o.camera, Images: in.images, Out: o.out, force: o.force}, nil
 }
 
 // MatchFlag reports whether name is one of match's flags.
@@ -55,11 +58,15 @@ func RunMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return runMatch(ctx, args, nil, stdout, stderr)
 }
 
-// RunMatchWith is RunMatch with set applied to the pipeline's options
-// after match's flags: how clearmatch-beam hands its stages' results to
-// the assembly (pipeline.SolveOptions.Solver, tracks.RefineOptions.Refiner).
-func RunMatchWith(ctx context.Context, args []string, set func(*pipeline.Options), stdout, stderr io.Writer) error {
-	return runMatchWith(ctx, args, nil, set, stdout, stderr)
+// MatchRunner runs the stages from image files to tracks as pipeline.Run
+// does, and with its result: match's is pipeline.Run; clearmatch-beam's
+// runs the same stage values with their work sharded on Beam's workers.
+type MatchRunner func(ctx context.Context, images []pipeline.Image, camera geom.Intrinsics, opts pipeline.Options) (*pipeline.Result, error)
+
+// RunMatchBy is RunMatch with the stages run by run: the command line,
+// console and outputs are match's.
+func RunMatchBy(ctx context.Context, args []string, run MatchRunner, stdout, stderr io.Writer) error {
+	return runMatchBy(ctx, args, run, stdout, stderr)
 }
 
 // Usagef is a bad-usage error (exit code 2 through Finish).

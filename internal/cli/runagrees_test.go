@@ -19,15 +19,14 @@ func TestRunAgreesWithMatch(t *testing.T) {
 	dir := filepath.Join(dataDirForTest(t), "graffiti")
 	k := geom.Intrinsics{Fx: 700, Fy: 700, Cx: 399.5, Cy: 319.5}
 	for _, tc := range []struct {
-		name  string
-		flags []string
-		set   func(o *pipeline.Options)
+		name   string
+		flags  []string
+		camera geom.Intrinsics
+		set    func(o *pipeline.Options)
 	}{
-		{"defaults", nil, func(o *pipeline.Options) {}},
-		{"min-track 3", []string{"-min-track", "3"}, func(o *pipeline.Options) { o.Tracks.MinTrack.Min = 3 }},
-		{"intrinsics, min-track 4", []string{"-intrinsics", "700,700,399.5,319.5", "-min-track", "4"}, func(o *pipeline.Options) {
-			o.Verification.Intrinsics, o.Tracks.MinTrack.Min = k, 4
-		}},
+		{"defaults", nil, geom.Intrinsics{}, func(o *pipeline.Options) {}},
+		{"min-track 3", []string{"-min-track", "3"}, geom.Intrinsics{}, func(o *pipeline.Options) { o.Tracks.MinTrack.Min = 3 }},
+		{"intrinsics, min-track 4", []string{"-intrinsics", "700,700,399.5,319.5", "-min-track", "4"}, k, func(o *pipeline.Options) { o.Tracks.MinTrack.Min = 4 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
@@ -46,7 +45,7 @@ func TestRunAgreesWithMatch(t *testing.T) {
 			o := pipeline.DefaultOptions()
 			o.Features.MaxDim = 400
 			tc.set(&o)
-			res, err := pipeline.Run(context.Background(), images, o)
+			res, err := pipeline.Run(context.Background(), images, tc.camera, o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,6 +49,8 @@ type tracksOptions struct {
 	force, keepCamera                        bool
 	pipe                                     pipeline.Options
 	track                                    trackFlags
+	// camera is the scene's: -intrinsics, or the database's.
+	camera geom.Intrinsics
 }
 
 func (o *tracksOptions) addFlags(fs *flagSet) {
@@ -113,7 +115,7 @@ func (o *tracksOptions) parse(args []string, stdout io.Writer) (string, error) {
 	p.Tracks.Reproj.Off, p.Tracks.Reproj.Threshold = t.reprojFilter == 0, t.reprojFilter
 	p.Tracks.Refine.Off = o.images == ""
 	if o.intrinsics != "" && o.intrinsics != "none" {
-		if p.Verification.Intrinsics, err = parseIntrinsics(o.intrinsics); err != nil {
+		if o.camera, err = parseIntrinsics(o.intrinsics); err != nil {
 			return "", err
 		}
 	}
@@ -152,12 +154,17 @@ func runTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	defer stage.Discard()
 	o.pipe.Progress = pr
-	res, err := pipeline.MatchGiven(ctx, in.images, in.sets, in.matches, o.pipe)
+	ps, err := pipeline.NewScene(in.images, in.sets, o.pipe.Features.MaxDim)
+	if err != nil {
+		return err
+	}
+	ps.Camera = o.camera
+	res, err := pipeline.MatchGiven(ctx, ps, in.matches, o.pipe)
 	if err != nil {
 		return err
 	}
 	if o.progress != "json" {
-		printStageLines(stderr, res, &matchOptions{pipe: o.pipe})
+		printStageLines(stderr, res, &matchOptions{pipe: o.pipe, camera: o.camera})
 	}
 	w.dir, w.res, w.timing["read"] = stage.Dir, res, read.Seconds()
 	if o.progress != "json" {
@@ -213,7 +220,7 @@ func (o *tracksOptions) sceneInputs(db string, scene *colmap.Scene) (*sceneInput
 		in.matches = append(in.matches, pairwise.Pair{I: p.I, J: p.J, Matches: ms})
 	}
 	if o.intrinsics == "" {
-		o.pipe.Verification.Intrinsics = sharedCamera(scene)
+		o.camera = sharedCamera(scene)
 	}
 	return in, nil
 }

@@ -173,7 +173,7 @@ func (w *tracksWriter) writeReport(total time.Duration) error {
 	d := &w.report
 	d.Path, d.SchemaVersion, d.Matches = w.db, w.scene.Version, string(w.o.matchTable())
 	switch {
-	case !w.o.pipe.Verification.Intrinsics.Known():
+	case !w.o.camera.Known():
 		d.Camera = "none"
 	case w.o.intrinsics == "":
 		d.Camera = "database"

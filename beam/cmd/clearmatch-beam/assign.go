@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"fmt"
-	"io"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,7 +191,6 @@ func readSolved(dir string, p *storedPlan) (*clear.Result, *cutInfo, error) {
 type solved struct {
 	result *clear.Result
 	cut    *cutInfo
-	warn   io.Writer
 }
 
 // readSolvedJob reads the job's CLEAR result from its folder.
@@ -205,17 +204,6 @@ func readSolvedJob(dir string) (*solved, error) {
 		return nil, err
 	}
 	return &solved{result: r, cut: c}, nil
-}
-
-// solve gives the pipeline's result for the assembly's problem when it is
-// the one the pipeline solved; otherwise (a bug: say so) it solves whole.
-func (s *solved) solve(ctx context.Context, p *clear.Problem, o *clear.Options) (*clear.Result, error) {
-	if n := p.NumObservations(); n != s.cut.L || int64(len(p.Associations)) != s.cut.Edges {
-		fmt.Fprintf(s.warn, "%s: warning: the pipeline solved CLEAR for %d observations and %d associations, the assembly has %d and %d; solving it whole\n",
-			prog, s.cut.L, s.cut.Edges, n, len(p.Associations))
-		return clear.SolveContext(ctx, p, o)
-	}
-	return s.result, nil
 }
 
 // describe says where CLEAR ran.

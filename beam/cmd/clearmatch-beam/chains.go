@@ -89,7 +89,11 @@ func (f *chainFn) support(ctx context.Context, b chainBatch, g []int, o pipeline
 			continue
 		}
 		slices.SortFunc(ps, comparePairs)
-		got, err := pipeline.VerifyPairs(ctx, sets, localPairs(slices.Compact(ps), local), round > 0, o)
+		scene, err := f.scene(ims, sets)
+		if err != nil {
+			return nil, 0, err
+		}
+		got, err := pipeline.VerifyPairs(ctx, scene, localPairs(slices.Compact(ps), local), round > 0, o)
 		if err != nil {
 			return nil, 0, err
 		}

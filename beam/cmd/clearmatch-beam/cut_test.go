@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/pairwise"
+	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 // TestCutMergesStreams: the cut step's streaming merge of the buckets'
@@ -90,16 +93,22 @@ func TestCutMergesStreams(t *testing.T) {
 // TestSolvedChecksTheProblem: the pipeline's result is given only for the
 // problem it solved; another is solved whole, with a warning.
 func TestSolvedChecksTheProblem(t *testing.T) {
-	p := &clear.Problem{ViewSizes: []int{2, 2}, Associations: []clear.Association{{A: 0, B: 2}, {A: 1, B: 3}}}
-	given := &clear.Result{Item: []int{9, 9, 9, 9}}
-	var warn strings.Builder
-	s := &solved{result: given, cut: &cutInfo{L: 4, Edges: 2}, warn: &warn}
-	if r, err := s.solve(context.Background(), p, nil); err != nil || r != given || warn.Len() > 0 {
-		t.Errorf("same problem: %v, %v, warned %q", r, err, warn.String())
+	sets := []*features.Set{{Width: 9, Height: 9, Keypoints: make([]features.Keypoint, 2)}, {Width: 9, Height: 9, Keypoints: make([]features.Keypoint, 2)}}
+	scene, err := pipeline.NewScene([]pipeline.Image{{Name: "a"}, {Name: "b"}}, sets, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	p.Associations = p.Associations[:1]
-	r, err := s.solve(context.Background(), p, nil)
-	if err != nil || r == given || len(r.Item) != 4 || !strings.Contains(warn.String(), "solving it whole") {
-		t.Errorf("another problem: %v, %v, warned %q", r, err, warn.String())
+	m := &pipeline.Matched{Matches: []pairwise.Pair{{I: 0, J: 1, Matches: []pairwise.Match{{A: 0, B: 0}, {A: 1, B: 1}}}}}
+	given := &clear.Result{Item: []int{0, 1, 0, 1}}
+	var warn strings.Builder
+	a := &assembly{solved: &solved{result: given, cut: &cutInfo{L: 4, Edges: 2}}, warn: &warn}
+	o := pipeline.PaperOptions()
+	if sol, err := a.solve(context.Background(), scene, m, o); err != nil || sol.Clear != given || warn.Len() > 0 {
+		t.Errorf("same problem: %v, %v, warned %q", sol, err, warn.String())
+	}
+	m.Matches[0].Matches = m.Matches[0].Matches[:1]
+	sol, err := a.solve(context.Background(), scene, m, o)
+	if err != nil || sol.Clear == given || len(sol.Item) != 4 || !strings.Contains(warn.String(), "solving it whole") {
+		t.Errorf("another problem: %v, %v, warned %q", sol, err, warn.String())
 	}
 }

@@ -314,8 +314,11 @@ func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion boo
 	if err != nil {
 		return 0, err
 	}
-	lp := localPairs(pairs, local)
-	vs, err := pipeline.VerifyPairs(ctx, sets, lp, completion, o)
+	scene, err := f.scene(ims, sets)
+	if err != nil {
+		return 0, err
+	}
+	vs, err := pipeline.VerifyPairs(ctx, scene, localPairs(pairs, local), completion, o)
 	if err != nil {
 		return 0, err
 	}
@@ -344,6 +347,22 @@ func (j *job) localSets(ctx context.Context, ims []int, o pipeline.Options) ([]i
 	}
 	sets, err := processSets.get(ctx, j.plan.Images, ims, o)
 	return ims, local, sets, err
+}
+
+// scene is the scene of the plan's images ims with their sets (a
+// worker's subset of the images), as the launcher's has them: their
+// detection scale and match's camera.
+func (j *job) scene(ims []int, sets []*features.Set) (*pipeline.Scene, error) {
+	images := make([]pipeline.Image, len(ims))
+	for k, i := range ims {
+		images[k] = j.plan.Images[i]
+	}
+	s, err := pipeline.NewScene(images, sets, j.m.Options.Features.MaxDim)
+	if err != nil {
+		return nil, err
+	}
+	s.Camera = j.m.Camera
+	return s, nil
 }
 
 // localPairs renumbers pairs by local (localSets').

@@ -28,7 +28,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
 	"github.com/clearmatch/clearmatch/internal/cli"
-	"github.com/clearmatch/clearmatch/pipeline"
 )
 
 const prog = "clearmatch-beam"
@@ -125,14 +124,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// sets, Prism's buffers) first.
 	processSets.clear()
 	debug.FreeOSMemory()
-	sol.warn = stderr
-	ref := &refiner{cache: job.Options.Cache.Features, report: stderr}
-	return cli.RunMatchWith(ctx, args, func(o *pipeline.Options) {
-		if sol.result != nil {
-			o.Solve.Solver = sol.solve
-		}
-		o.Tracks.Refine.Refiner = ref.refine
-	}, stdout, stderr)
+	a := &assembly{solved: sol, refiner: &refiner{cache: job.Options.Cache.Features, report: stderr}, warn: stderr}
+	return cli.RunMatchBy(ctx, args, a.run, stdout, stderr)
 }
 
 // knownRunners are the runners clearmatch-beam is built with (beamx's),
