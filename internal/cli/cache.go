@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
 	"io"
 	"io/fs"
 	"os"
@@ -18,25 +19,15 @@ matches and verification in pairs/) and how large it is; -clean removes it.
 The cache is keyed by image content and parameters, so removing it only
 costs time: the next run computes again what it needs.`
 
-// defaultCacheDir is match's -cache default ("" when the system has no
-// cache folder).
-func defaultCacheDir() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "clearmatch", "features")
-}
-
 func runCache(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	flags := newFlags("cache", cacheUsage, stdout)
-	dir := flags.String("dir", defaultCacheDir(), "the cache folder (match's -cache)")
+	flags := cmdline.NewFlags("cache", cacheUsage, stdout)
+	dir := flags.String("dir", cmdline.DefaultCacheDir(), "the cache folder (match's -cache)")
 	clean := flags.Bool("clean", false, "remove the cache folder and everything in it")
-	if err := parseFlags(flags, args); err != nil {
+	if err := cmdline.ParseFlags(flags, args); err != nil {
 		return err
 	}
 	if *dir == "" {
-		return usagef("no cache folder: the system names none; give -dir")
+		return cmdline.Usagef("no cache folder: the system names none; give -dir")
 	}
 	// The folder is checked before it is walked: a mistaken -dir (/, say)
 	// is refused at once, not after a walk of everything below it.
@@ -54,7 +45,7 @@ func runCache(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if !*clean {
 		fmt.Fprintf(stdout, "%s: %s in all (features %s in %s, pairs/ %s in %s)\n",
-			*dir, size(features.bytes+pairs.bytes), size(features.bytes), plural(features.files, "file"), size(pairs.bytes), plural(pairs.files, "file"))
+			*dir, size(features.bytes+pairs.bytes), size(features.bytes), cmdline.Plural(features.files, "file"), size(pairs.bytes), cmdline.Plural(pairs.files, "file"))
 		return nil
 	}
 	if err := os.RemoveAll(*dir); err != nil {

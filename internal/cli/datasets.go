@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/clearmatch/clearmatch/datasets"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
 )
 
 const datasetsUsage = `datasets fetch hotel|graffiti -to DIR [-from URL]
@@ -22,24 +23,24 @@ get their final names. verify checks a local copy (DIR holding cmu-hotel/
 and/or graffiti/) against the same sums.`
 
 func runDatasets(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("datasets", datasetsUsage, stdout)
+	fs := cmdline.NewFlags("datasets", datasetsUsage, stdout)
 	to := fs.String("to", "", "fetch: destination folder (the datasets root)")
 	from := fs.String("from", "", "fetch: download address (default: the original home, when known)")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cmdline.ParseInterleaved(fs, args)
 	if err != nil {
-		return usageError{err}
+		return cmdline.UsageError{Err: err}
 	}
 	known := datasets.Datasets()
 	switch {
 	case len(pos) == 2 && pos[0] == "fetch":
 		d, ok := known[pos[1]]
 		if !ok {
-			return usagef("unknown dataset %q (want hotel or graffiti)", pos[1])
+			return cmdline.Usagef("unknown dataset %q (want hotel or graffiti)", pos[1])
 		}
 		if *to == "" {
-			return usagef("fetch needs -to DIR")
+			return cmdline.Usagef("fetch needs -to DIR")
 		}
-		pr := newProgress(stderr).stage("fetch")
+		pr := cmdline.NewProgress(stderr).Stage("fetch")
 		fe := &datasets.Fetcher{Progress: func(done, total int, _ string) { pr(done, total) }}
 		if err := fe.Fetch(ctx, d, *to, *from); err != nil {
 			return err
@@ -72,5 +73,5 @@ func runDatasets(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		return nil
 	}
-	return usagef("want: datasets fetch hotel|graffiti -to DIR, or datasets verify DIR")
+	return cmdline.Usagef("want: datasets fetch hotel|graffiti -to DIR, or datasets verify DIR")
 }

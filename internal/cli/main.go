@@ -1,6 +1,9 @@
-// Package cli is the clearmatch command: its subcommands, flags, console
-// and output folders. cmd/clearmatch is its main; clearmatch-beam (the
-// nested module beam/) reuses match's flags and outputs from here.
+// Package cli is the clearmatch command: the table of its subcommands and
+// the small ones (cache, datasets, synth-photos, version). Each larger
+// command lives in a package of its own under internal/cli (match and
+// tracks, fuse, solve, paper's eval, demo, synth and compare, eval-sfm);
+// what they share (flags, usage errors, progress, output folders) is
+// package cmdline. cmd/clearmatch is its main.
 //
 // Exit codes: 0 success, 1 the work failed (bad input data, I/O), 2 bad
 // usage (unknown command or flag, impossible flag value), 130 interrupted.
@@ -8,48 +11,42 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
-	"github.com/clearmatch/clearmatch/features"
+	"github.com/clearmatch/clearmatch/internal/cli/evalsfm"
+	"github.com/clearmatch/clearmatch/internal/cli/fuse"
+	"github.com/clearmatch/clearmatch/internal/cli/match"
+	"github.com/clearmatch/clearmatch/internal/cli/paper"
+	"github.com/clearmatch/clearmatch/internal/cli/solve"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
 )
 
 // command is one subcommand: its flags are registered on fs by setup, and
 // run does the work.
 type command struct {
 	name, usage, summary string
-	run                  func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+	run                  cmdline.Func
 }
 
 var commands = []command{
-	{"match", "match DIR|IMAGE... -out OUTDIR", "the main job: image folder in, cycle-consistent tracks out", runMatch},
-	{"tracks", "tracks DATABASE -out DIR", "reads a COLMAP database (COLMAP's or hloc's matches) and writes consistent tracks and a database for the mapper", runTracks},
-	{"demo", "demo [-out DIR]", "the embedded default: a rendered planar scene through the whole pipeline", runDemo},
-	{"eval", "eval hotel|graffiti", "reproduce the paper's CMU Hotel or Graffiti experiment", runEval},
-	{"eval-sfm", "eval-sfm MODEL GT", "a COLMAP model's cameras against ground-truth cameras (Strecha format)", runEvalSfM},
-	{"fuse", "fuse MAPS -out DIR", "fuse landmark maps (a CSV or a robot log) with CLEAR; g2o file for SLAM", runFuse},
-	{"synth-landmarks", "synth-landmarks -out DIR", "simulate a robot's run through landmarks, with the true association (for fuse)", runSynthLandmarks},
-	{"solve", "solve [flags]", "run CLEAR (or -method: a compared method) on pairwise associations", runSolve},
-	{"compare", "compare synthetic|hotel|graffiti", "the paper's comparison of CLEAR with six multi-view matching methods, with figures", runCompare},
-	{"synth", "synth [-out DIR]", "CLEAR on a synthetic association problem of the paper's simulations", runSynth},
+	{"match", "match DIR|IMAGE... -out OUTDIR", "the main job: image folder in, cycle-consistent tracks out", match.Run},
+	{"tracks", "tracks DATABASE -out DIR", "reads a COLMAP database (COLMAP's or hloc's matches) and writes consistent tracks and a database for the mapper", match.RunTracks},
+	{"demo", "demo [-out DIR]", "the embedded default: a rendered planar scene through the whole pipeline", paper.RunDemo},
+	{"eval", "eval hotel|graffiti", "reproduce the paper's CMU Hotel or Graffiti experiment", paper.RunEval},
+	{"eval-sfm", "eval-sfm MODEL GT", "a COLMAP model's cameras against ground-truth cameras (Strecha format)", evalsfm.Run},
+	{"fuse", "fuse MAPS -out DIR", "fuse landmark maps (a CSV or a robot log) with CLEAR; g2o file for SLAM", fuse.Run},
+	{"synth-landmarks", "synth-landmarks -out DIR", "simulate a robot's run through landmarks, with the true association (for fuse)", fuse.RunSynthLandmarks},
+	{"solve", "solve [flags]", "run CLEAR (or -method: a compared method) on pairwise associations", solve.Run},
+	{"compare", "compare synthetic|hotel|graffiti", "the paper's comparison of CLEAR with six multi-view matching methods, with figures", paper.RunCompare},
+	{"synth", "synth [-out DIR]", "CLEAR on a synthetic association problem of the paper's simulations", paper.RunSynth},
 	{"synth-photos", "synth-photos -views N -out DIR", "render a long synthetic photo strip with known overlaps (scale benchmark)", runSynthPhotos},
 	{"cache", "cache [-clean]", "where match's cache is and its size; -clean removes it", runCache},
 	{"datasets", "datasets fetch|verify", "download or check the Hotel and Graffiti benchmarks", runDatasets},
 }
-
-// usageError marks errors in how the command was called (exit code 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 // Main runs the command line os.Args and returns the exit code: the
 // clearmatch binary's main.
@@ -67,25 +64,16 @@ func Main() int {
 	return code
 }
 
+// Run runs the clearmatch command line args (a command and its flags)
+// and returns its exit code, as the clearmatch binary does.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(ctx, args, stdin, stdout, stderr)
+}
+
 // Finish prints a command's error as one line on stderr, prefixed with
-// prog, and returns its exit code: 0 (no error, or -h), 1 (the work
-// failed), 2 (bad usage) or 130 (interrupted).
+// prog, and returns its exit code (cmdline.Finish).
 func Finish(ctx context.Context, prog string, err error, stderr io.Writer) int {
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "%s: interrupted\n", prog)
-		return 130
-	}
-	fmt.Fprintf(stderr, "%s: %s\n", prog, oneLine(err.Error()))
-	var ue usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
+	return cmdline.Finish(ctx, prog, err, stderr)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -104,13 +92,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if c.name != args[0] {
 			continue
 		}
-		return Finish(ctx, "clearmatch "+c.name, c.run(ctx, args[1:], stdin, stdout, stderr), stderr)
+		return cmdline.Exec(ctx, c.name, c.run, args[1:], stdin, stdout, stderr)
 	}
 	names := []string{"help", "version"}
 	for _, c := range commands {
 		names = append(names, c.name)
 	}
-	if near := nearestWord(args[0], names); near != "" {
+	if near := cmdline.NearestWord(args[0], names); near != "" {
 		fmt.Fprintf(stderr, "clearmatch: unknown command %q: did you mean %q?\n", args[0], near)
 	} else {
 		fmt.Fprintf(stderr, "clearmatch: unknown command %q (clearmatch help lists the commands)\n", args[0])
@@ -128,18 +116,4 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "\n`clearmatch help COMMAND` or `clearmatch COMMAND -h` lists a command's flags with their defaults;")
 	fmt.Fprintln(w, "`clearmatch COMMAND -h all` adds the tuning flags. The manual: docs/README.md in the source.")
 	fmt.Fprintln(w, "Exit codes: 0 success, 1 failure, 2 bad usage, 130 interrupted.")
-}
-
-// needOpenCV fails at once in a binary built without cgo.
-func needOpenCV() error {
-	if !features.OpenCV {
-		return features.ErrNoOpenCV
-	}
-	return nil
-}
-
-// oneLine keeps a message on one line whatever a file name holds: line
-// breaks inside it are written as \n and \r.
-func oneLine(msg string) string {
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(msg)
 }

@@ -23,6 +23,8 @@ func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 
 func sharedDir() string { return testenv.SharedDir() }
 
+func dataDirForTest(t *testing.T) string { return testenv.Require(t, testenv.DataDir()) }
+
 func missingData(t *testing.T, err error) { t.Helper(); testenv.Missing(t, err) }
 
 // TestSolveReference converts the reference vectors to the text format and

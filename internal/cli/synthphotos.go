@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/clearmatch/clearmatch/datasets"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
 	"github.com/clearmatch/clearmatch/internal/pool"
 )
 
@@ -29,7 +30,7 @@ scores a match or a track. Names are shuffled hex digests unless
 cores; scripts/scale-bench.sh runs match on the result and scores it.`
 
 func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("synth-photos", synthPhotosUsage, stdout)
+	fs := cmdline.NewFlags("synth-photos", synthPhotosUsage, stdout)
 	out := fs.String("out", "", "output directory (required)")
 	force := fs.Bool("force", false, "write into a non-empty output directory")
 	views := fs.Int("views", 100, "number of views")
@@ -38,24 +39,24 @@ func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout,
 	seed := fs.Uint64("seed", 1, "seed of the scene")
 	ordered := fs.Bool("ordered", false, "name the views in path order (view00000.png, ...)")
 	minOverlap := fs.Float64("min-overlap", 0.25, "overlap of a true pair")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cmdline.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case *out == "":
-		return usagef("-out is required")
+		return cmdline.Usagef("-out is required")
 	case *views < 2 || *views > 100000:
-		return usagef("-views %d: want 2 to 100000", *views)
+		return cmdline.Usagef("-views %d: want 2 to 100000", *views)
 	case *width < 64 || *height < 64 || *width > 8192 || *height > 8192:
-		return usagef("-width %d -height %d: want 64 to 8192", *width, *height)
+		return cmdline.Usagef("-width %d -height %d: want 64 to 8192", *width, *height)
 	case !(*minOverlap > 0 && *minOverlap <= 1):
-		return usagef("-min-overlap %v: want a fraction in (0, 1]", *minOverlap)
+		return cmdline.Usagef("-min-overlap %v: want a fraction in (0, 1]", *minOverlap)
 	}
 	strip, err := datasets.NewStrip(datasets.StripConfig{Views: *views, Width: *width, Height: *height, Seed: *seed})
 	if err != nil {
 		return err
 	}
-	stage, err := newStage(*out, *force)
+	stage, err := cmdline.NewStage(*out, *force)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout,
 		return err
 	}
 	names := stripNames(*views, *seed, *ordered)
-	pr := newProgress(stderr)
+	pr := cmdline.NewProgress(stderr)
 	err = pool.ForEach(ctx, *views, 0, func(done, total int) { pr.Update("render", done, total) }, func(k int) error {
 		var b bytes.Buffer
 		if err := png.Encode(&b, strip.Render(k)); err != nil {
@@ -101,7 +102,7 @@ func runSynthPhotos(ctx context.Context, args []string, stdin io.Reader, stdout,
 		}
 		vs.WriteByte('\n')
 	}
-	if err := writeFiles(stage.Dir, map[string][]byte{"true_pairs.txt": []byte(tp.String()), "views.txt": []byte(vs.String())}); err != nil {
+	if err := cmdline.WriteFiles(stage.Dir, map[string][]byte{"true_pairs.txt": []byte(tp.String()), "views.txt": []byte(vs.String())}); err != nil {
 		return err
 	}
 	if err := stage.Publish(); err != nil {

@@ -20,7 +20,7 @@ type assembly struct {
 	warn    io.Writer
 }
 
-// run is a cli.MatchRunner: pipeline.Run's stages, called one by one.
+// run is a match.Runner: pipeline.Run's stages, called one by one.
 func (a *assembly) run(ctx context.Context, images []pipeline.Image, camera geom.Intrinsics, opts pipeline.Options) (*pipeline.Result, error) {
 	ex, err := pipeline.Extract(ctx, images, opts)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
-	"github.com/clearmatch/clearmatch/internal/cli"
+	"github.com/clearmatch/clearmatch/internal/cli/match"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -69,7 +69,7 @@ func TestDocumentedCommands(t *testing.T) {
 			seen++
 			for _, a := range f[k+1:] {
 				name, _, _ := strings.Cut(strings.Trim(strings.TrimLeft(a, "-"), "'"), "=")
-				if strings.HasPrefix(a, "-") && !cli.MatchFlag(name) && flag.CommandLine.Lookup(name) == nil {
+				if strings.HasPrefix(a, "-") && !match.IsFlag(name) && flag.CommandLine.Lookup(name) == nil {
 					t.Errorf("docs/scale.md: %s: -%s is neither match's flag nor Beam's", strings.Join(f[k:], " "), name)
 				}
 			}
@@ -82,7 +82,7 @@ func TestDocumentedCommands(t *testing.T) {
 }
 
 // TestHelp: -h names clearmatch-beam and Beam's flags, then match's, and
-// is not an error (cli.Finish exits 0 on flag.ErrHelp).
+// is not an error (cmdline.Finish exits 0 on flag.ErrHelp).
 func TestHelp(t *testing.T) {
 	var out strings.Builder
 	err := run(context.Background(), []string{"-h"}, &out, io.Discard)

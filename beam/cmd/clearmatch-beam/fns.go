@@ -13,7 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/clearmatch/clearmatch/features"
-	"github.com/clearmatch/clearmatch/internal/cli"
+	"github.com/clearmatch/clearmatch/internal/cli/match"
 	"github.com/clearmatch/clearmatch/pairwise"
 	"github.com/clearmatch/clearmatch/pipeline"
 )
@@ -89,12 +89,12 @@ type job struct {
 	Args []string
 	// Dir is the job's folder in the cache (the plan), shared by workers.
 	Dir  string
-	m    *cli.MatchJob
+	m    *match.Job
 	plan *storedPlan
 }
 
 func (j *job) Setup() (err error) {
-	if j.m, err = cli.ParseMatch(j.Args, nil); err != nil {
+	if j.m, err = match.ParseJob(j.Args, nil); err != nil {
 		return fmt.Errorf("match's flags on a worker: %w", err)
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
-	"github.com/clearmatch/clearmatch/internal/cli"
+	"github.com/clearmatch/clearmatch/internal/cli/match"
 )
 
 // Batch sizes: an extraction batch is a few images, a pair batch enough
@@ -105,7 +105,7 @@ func labelGate(s beam.Scope, round int, files beam.PCollection, changed *beam.PC
 }
 
 // runBeam runs the pipeline and reports what its counters say.
-func runBeam(ctx context.Context, args []string, m *cli.MatchJob, stderr io.Writer) (string, *solved, error) {
+func runBeam(ctx context.Context, args []string, m *match.Job, stderr io.Writer) (string, *solved, error) {
 	dir := newJobDir(m.Options.Cache.Features, "")
 	defer os.RemoveAll(dir)
 	rounds := 0

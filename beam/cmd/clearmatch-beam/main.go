@@ -27,7 +27,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 
-	"github.com/clearmatch/clearmatch/internal/cli"
+	"github.com/clearmatch/clearmatch/internal/cli/match"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
 )
 
 const prog = "clearmatch-beam"
@@ -57,7 +58,7 @@ func main() {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	context.AfterFunc(ctx, stop)
-	code := cli.Finish(ctx, prog, run(ctx, matchArgs, os.Stdout, os.Stderr), os.Stderr)
+	code := cmdline.Finish(ctx, prog, run(ctx, matchArgs, os.Stdout, os.Stderr), os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -65,13 +66,13 @@ func main() {
 // splitArgs sends each flag to match when match has it, to Beam when Beam
 // has it (with its value when that is the next argument), and everything
 // else to match, which reports what it does not know.
-func splitArgs(args []string) (match, beamArgs []string) {
+func splitArgs(args []string) (matchArgs, beamArgs []string) {
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		f := flag.CommandLine.Lookup(name)
-		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" || cli.MatchFlag(name) || f == nil {
-			match = append(match, a)
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" || match.IsFlag(name) || f == nil {
+			matchArgs = append(matchArgs, a)
 			continue
 		}
 		beamArgs = append(beamArgs, a)
@@ -80,7 +81,7 @@ func splitArgs(args []string) (match, beamArgs []string) {
 			beamArgs = append(beamArgs, args[k])
 		}
 	}
-	return match, beamArgs
+	return matchArgs, beamArgs
 }
 
 const usage = `Usage: clearmatch-beam DIR|IMAGE... -out OUTDIR [match's flags] [Beam's flags]
@@ -102,12 +103,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			break
 		}
 	}
-	job, err := cli.ParseMatch(args, stdout)
+	job, err := match.ParseJob(args, stdout)
 	if err != nil {
 		return err
 	}
 	if job.Options.Cache.Features == "" {
-		return cli.Usagef(`-cache "": clearmatch-beam's workers hand features and pairs over through the cache; give a folder every worker can reach`)
+		return cmdline.Usagef(`-cache "": clearmatch-beam's workers hand features and pairs over through the cache; give a folder every worker can reach`)
 	}
 	if err := checkRunner(*runners.Runner); err != nil {
 		return err
@@ -125,7 +126,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	processSets.clear()
 	debug.FreeOSMemory()
 	a := &assembly{solved: sol, refiner: &refiner{cache: job.Options.Cache.Features, report: stderr}, warn: stderr}
-	return cli.RunMatchBy(ctx, args, a.run, stdout, stderr)
+	return match.RunBy(ctx, args, a.run, stdout, stderr)
 }
 
 // knownRunners are the runners clearmatch-beam is built with (beamx's),
@@ -139,5 +140,5 @@ func checkRunner(name string) error {
 	if slices.Contains(knownRunners, name) {
 		return nil
 	}
-	return cli.Usagef("--runner %q: want prism (the default), flink, spark, dataflow or universal", name)
+	return cmdline.Usagef("--runner %q: want prism (the default), flink, spark, dataflow or universal", name)
 }

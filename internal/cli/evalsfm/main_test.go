@@ -1,0 +1,14 @@
+package evalsfm
+
+import (
+	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/cmdline"
+	"github.com/clearmatch/clearmatch/internal/cmdline/cmdtest"
+)
+
+// runCmd runs `clearmatch eval-sfm args...` as the binary does.
+func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return cmdtest.RunCommand(t, map[string]cmdline.Func{"eval-sfm": Run}, stdin, args...)
+}

@@ -1,0 +1,497 @@
+// Package fuse is the clearmatch commands for landmark maps: fuse (maps
+// from a CSV or a robot log fused with CLEAR, scored, and handed to SLAM as
+// g2o) and synth-landmarks (a simulated run with its true association).
+// Flags, usage errors and progress are package cmdline's, as every
+// command's.
+package fuse
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clearmatch/clearmatch/clear"
+	"github.com/clearmatch/clearmatch/compare"
+	"github.com/clearmatch/clearmatch/export"
+	"github.com/clearmatch/clearmatch/fusion"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
+	"github.com/clearmatch/clearmatch/localmap"
+	"github.com/clearmatch/clearmatch/multiway"
+)
+
+const fuseUsage = `fuse MAPS -out DIR [flags]
+
+Fuses landmark maps into one with CLEAR, the CLEAR paper's map-fusion
+experiment: the landmarks of every two local maps are paired by geometric
+consistency alone (no descriptor, no global pose), CLEAR makes the pairings
+cycle consistent, clusters smaller than -min-cluster are dropped, and each
+cluster becomes one fused landmark.
+
+MAPS is a CSV of local maps (header map,landmark,x,y and optionally z,truth)
+or a robot log folder (odometry and range-bearing detections, cut into
+-window second maps). Writes into DIR:
+  report.json    one record per method: dn, pp, pbar (with poses), precision,
+                 recall, f1 (with truth), seconds, clusters, fused_landmarks
+  assignment.csv map,landmark,cluster for the first method
+  landmarks.csv, landmarks.json  the fused landmarks in the odometry frame
+  map.g2o        frames, fused landmarks, odometry and observation edges
+                 for g2o or GTSAM (with poses)
+  maps.csv, poses.csv  the local maps and poses built from a log
+The manual (docs/fuse.md) describes the formats.
+
+Example:
+  clearmatch fuse victoria-park/ -motion ackermann -bearing-ahead 1.5708 -out fused`
+
+// fuseOptions are fuse's flags.
+type fuseOptions struct {
+	out, poses, methods, motion, columns string
+	odometry, detections                 string
+	force                                bool
+	minCluster                           int
+	seed                                 uint64
+	dnDistance                           float64
+	log                                  localmap.LogOptions
+	car                                  localmap.Ackermann
+	assoc                                fusion.AssociateOptions
+	methodList                           []string
+}
+
+func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
+	fs.Group("Output", func(fs *flag.FlagSet) {
+		fs.StringVar(&o.out, "out", "", "output directory (required)")
+		fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
+		fs.StringVar(&o.methods, "methods", "clear", "methods, comma separated, the first one's association written: clear, "+strings.Join(multiway.Methods[1:], ", ")+", baseline (the pairings' connected components), or all; NAME+merge joins its clusters that pairings link where no map would hold two of a cluster's landmarks")
+		fs.IntVar(&o.minCluster, "min-cluster", fusion.DefaultMinCluster, "drop clusters of fewer observations (the paper's post-processing; 1 keeps every one)")
+		fs.Float64Var(&o.dnDistance, "dn-distance", fusion.DefaultDNDistance, "metres: an associated pair farther apart in the odometry frame is a definite negative")
+		fs.StringVar(&o.poses, "poses", "", "CSV map,x,y,theta: each map frame's pose in the odometry frame (needed for dn, pp and map.g2o; a log gives its own)")
+		fs.IntVar(&o.assoc.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
+		fs.Uint64Var(&o.seed, "seed", 1, "seed of the randomized methods")
+	})
+	fs.Group("Robot log", func(fs *flag.FlagSet) {
+		fs.Float64Var(&o.log.Window, "window", 20, "seconds of the run in each local map")
+		fs.StringVar(&o.motion, "motion", "unicycle", "odometry model: unicycle (time, speed, turn rate) or ackermann (time, encoder speed, steering)")
+		o.car = localmap.VictoriaPark
+		fs.Float64Var(&o.car.Wheelbase, "wheelbase", o.car.Wheelbase, "ackermann: wheelbase, m (Victoria Park's car by default)")
+		fs.Float64Var(&o.car.EncoderOffset, "encoder-offset", o.car.EncoderOffset, "ackermann: the speed encoder's lateral offset from the rear axle centre, m")
+		fs.Float64Var(&o.car.SensorAhead, "sensor-ahead", o.car.SensorAhead, "ackermann: the sensor's distance ahead of the rear axle, m")
+		fs.Float64Var(&o.car.SensorLeft, "sensor-left", o.car.SensorLeft, "ackermann: the sensor's distance left of the rear axle centre, m")
+		fs.Float64Var(&o.log.BearingAhead, "bearing-ahead", 0, "the bearing of straight ahead in the log, rad (Victoria Park's laser: 1.5708)")
+		fs.StringVar(&o.columns, "columns", "time,range,bearing", "the detections file's columns: time, range, bearing, truth, - (ignored)")
+		fs.StringVar(&o.odometry, "odometry", "", "the odometry file, when the log folder's is not named odometry.csv, .txt, .dat or inputs.dat")
+		fs.StringVar(&o.detections, "detections", "", "the detections file, when the log folder's is not named detections.csv, .txt, .dat or measurements.dat")
+		fs.Float64Var(&o.log.MergeRadius, "merge-radius", 0, "sightings within this many metres in one window are one landmark (0: from the log)")
+		fs.BoolVar(&o.log.SkipEmpty, "skip-empty", false, "skip windows without a detection instead of stopping")
+		fs.Float64Var(&o.log.Start, "start", 0, "use the run from this many seconds after its first detection")
+		fs.Float64Var(&o.log.Duration, "duration", 0, "use this many seconds of the run (0: the rest)")
+	})
+	fs.Group("Association", func(fs *flag.FlagSet) {
+		fs.Float64Var(&o.assoc.Tolerance, "tolerance", 0, "metres within which a pairing must fit its map pair's rigid motion (0: a quarter of the landmarks' median spacing, at most 1)")
+		fs.IntVar(&o.assoc.MinMatches, "min-matches", fusion.DefaultMinMatches, "fewest pairings for two maps to be associated")
+		fs.Float64Var(&o.assoc.MinShare, "min-share", fusion.DefaultMinShare, "least fraction of the landmarks where two maps overlap that the pairings must cover")
+	})
+}
+
+// LogManifest is the file in a robot log folder that says how to read
+// it: fuse's flags, as on the command line ('#' starts a comment), which
+// the command line's override.
+const LogManifest = "log-flags.txt"
+
+// parse reads fuse's arguments: a log folder's manifest first, then the
+// command line, checked. A log folder read without its motion model and
+// bearing convention stated (by flags or manifest) is refused: a wrong
+// guess reads steering as turn rates and reports a plausible map.
+func (o *fuseOptions) parse(args []string, stdout io.Writer) ([]string, error) {
+	fs := cmdline.NewFlags("fuse", fuseUsage, stdout)
+	o.addFlags(fs)
+	inputs, err := cmdline.ParseInterleaved(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(inputs) != 1 {
+		return nil, o.check(inputs)
+	}
+	if fi, err := os.Stat(inputs[0]); err == nil && fi.IsDir() {
+		manifest, err := readManifest(inputs[0])
+		if err != nil {
+			return nil, err
+		}
+		*o = fuseOptions{}
+		fs = cmdline.NewFlags("fuse", fuseUsage, stdout)
+		o.addFlags(fs)
+		if err := fs.ParseArgs(manifest); err != nil || fs.NArg() > 0 {
+			return nil, cmdline.Usagef("%s: want fuse's flags (%v)", filepath.Join(inputs[0], LogManifest), err)
+		}
+		if inputs, err = cmdline.ParseInterleaved(fs, args); err != nil {
+			return nil, err
+		}
+		given := fs.Given()
+		if !given("motion") || !given("bearing-ahead") {
+			return nil, cmdline.Usagef("%s is a robot log: say how to read it with -motion (unicycle: time, speed, turn rate; ackermann: time, encoder speed, steering) and -bearing-ahead (the bearing of straight ahead, rad: 0, or 1.5708 for a scanner measuring from its right), or write them into %s (docs/fuse.md)",
+				inputs[0], filepath.Join(inputs[0], LogManifest))
+		}
+	}
+	return inputs, o.check(inputs)
+}
+
+// readManifest returns the flags of dir's LogManifest (none when there is
+// none).
+func readManifest(dir string) ([]string, error) {
+	path := filepath.Join(dir, LogManifest)
+	b, err := cmdline.ReadSmallFile(path, 1<<16)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		args = append(args, strings.Fields(line)...)
+	}
+	return args, nil
+}
+
+// check refuses impossible values before any work.
+func (o *fuseOptions) check(inputs []string) error {
+	switch {
+	case o.out == "":
+		return cmdline.Usagef("-out is required")
+	case len(inputs) != 1:
+		return cmdline.Usagef("want one MAPS: a local-map CSV or a robot log folder")
+	case o.minCluster < 1:
+		return cmdline.Usagef("-min-cluster %d: want 1 or more", o.minCluster)
+	case !(o.dnDistance > 0) || !cmdline.Finite(o.dnDistance):
+		return cmdline.Usagef("-dn-distance %v: want a positive number of metres", o.dnDistance)
+	case !(o.log.Window > 0) || !cmdline.Finite(o.log.Window):
+		return cmdline.Usagef("-window %v: want a positive number of seconds", o.log.Window)
+	case o.assoc.Tolerance < 0 || !cmdline.Finite(o.assoc.Tolerance) || o.assoc.MinMatches < 3 || !(o.assoc.MinShare >= 0 && o.assoc.MinShare <= 1):
+		return cmdline.Usagef("-tolerance %v, -min-matches %d, -min-share %v: want a tolerance ≥ 0, at least 3 matches, a share in [0, 1]", o.assoc.Tolerance, o.assoc.MinMatches, o.assoc.MinShare)
+	case o.log.Start < 0 || o.log.Duration < 0 || !cmdline.Finite(o.log.Start) || !cmdline.Finite(o.log.Duration):
+		return cmdline.Usagef("-start %v, -duration %v: want 0 or more seconds", o.log.Start, o.log.Duration)
+	case o.log.MergeRadius < 0 || !cmdline.Finite(o.log.MergeRadius) || !cmdline.Finite(o.log.BearingAhead):
+		return cmdline.Usagef("-merge-radius %v: want 0 or more metres", o.log.MergeRadius)
+	}
+	switch o.motion {
+	case "unicycle":
+		o.log.Motion = localmap.Unicycle{}
+	case "ackermann":
+		o.log.Motion = o.car
+	default:
+		return cmdline.Usagef("-motion %q: want unicycle or ackermann", o.motion)
+	}
+	o.methodList = strings.Split(o.methods, ",")
+	if o.methods == "all" {
+		o.methodList = append(append([]string{}, multiway.Methods...), fusion.Baseline)
+	}
+	for _, m := range o.methodList {
+		if _, err := cmdline.OneOf("-methods", strings.TrimSuffix(m, fusion.MergeSuffix), fuseMethods()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fuseMethods() map[string]bool {
+	set := map[string]bool{fusion.Baseline: true}
+	for _, m := range multiway.Methods {
+		set[m] = true
+	}
+	return set
+}
+
+// Run is `clearmatch fuse args...`: landmark maps in, fused tracks, the
+// association's scores, figures and a g2o problem out.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var o fuseOptions
+	inputs, err := o.parse(args, stdout)
+	if err != nil {
+		return err
+	}
+	s, fromLog, err := o.readMaps(inputs[0])
+	if err != nil {
+		return err
+	}
+	stage, err := cmdline.NewStage(o.out, o.force)
+	if err != nil {
+		return err
+	}
+	defer stage.Discard()
+	pr := cmdline.NewProgress(stderr)
+	o.assoc.Progress = pr.Stage("associate")
+	t0 := time.Now()
+	a, err := fusion.Associate(ctx, s, o.assoc)
+	if err != nil {
+		return err
+	}
+	assocSeconds := time.Since(t0).Seconds()
+	p, err := fusion.Problem(s, a)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
+		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
+	placed := s
+	if s.Poses == nil {
+		// Without poses the fused landmarks and map.g2o are placed by the
+		// association's own motions; DN and PP stay unscored.
+		est := *s
+		var groups int
+		est.Poses, groups = fusion.EstimatePoses(s, a)
+		placed = &est
+		fmt.Fprintf(stderr, "poses    none given: each map placed by the association's motions (%s)\n", cmdline.Plural(groups, "group"))
+	}
+	files := map[string][]byte{}
+	recs, err := o.runMethods(ctx, s, placed, p, files, pr)
+	if err != nil {
+		return err
+	}
+	for k := range recs {
+		recs[k].Maps, recs[k].Landmarks, recs[k].Pairings, recs[k].Tolerance, recs[k].AssociationSeconds = len(s.Maps), s.Landmarks(), len(a.Pairings), a.Tolerance, assocSeconds
+	}
+	if err := o.addInputs(files, s, fromLog); err != nil {
+		return err
+	}
+	var rb bytes.Buffer
+	if err := export.WriteJSON(&rb, recs); err != nil {
+		return err
+	}
+	files["report.json"] = rb.Bytes()
+	if err := cmdline.WriteFiles(stage.Dir, files); err != nil {
+		return err
+	}
+	if err := stage.Publish(); err != nil {
+		return err
+	}
+	printFuseTable(stdout, recs)
+	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv and .json, fused-map.png, map.g2o)\n", o.out)
+	return nil
+}
+
+// readMaps reads MAPS: a local-map CSV (and -poses), or a robot log folder
+// cut into maps.
+func (o *fuseOptions) readMaps(path string) (*localmap.Set, bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: no such file or folder", path)
+	}
+	var s *localmap.Set
+	fromLog := fi.IsDir()
+	if fromLog {
+		l, err := o.readLog(path)
+		if err != nil {
+			return nil, false, err
+		}
+		if s, err = localmap.FromLog(l, o.log); err != nil {
+			return nil, false, err
+		}
+	} else if s, err = localmap.ReadCSV(path); err != nil {
+		return nil, false, err
+	}
+	if o.poses != "" {
+		if err := localmap.ReadPoses(o.poses, s); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(s.Maps) == 1 {
+		return nil, false, fmt.Errorf("%s: one local map (%q): fusion needs two or more", path, s.Maps[0].Name)
+	}
+	return s, fromLog, nil
+}
+
+// readLog reads the log folder dir, with the files -odometry and
+// -detections name in place of the ones it looks for.
+func (o *fuseOptions) readLog(dir string) (*localmap.Log, error) {
+	odo, det := o.odometry, o.detections
+	var err error
+	if odo == "" {
+		if odo, err = localmap.FindFile(dir, localmap.OdometryFiles); err != nil {
+			return nil, err
+		}
+	}
+	if det == "" {
+		if det, err = localmap.FindFile(dir, localmap.DetectionsFiles); err != nil {
+			return nil, err
+		}
+	}
+	return localmap.ReadLogFiles(odo, det, o.columns)
+}
+
+// fuseRecord is one method's line of report.json.
+type fuseRecord struct {
+	Method     string `json:"method"`
+	MinCluster int    `json:"min_cluster"`
+	fusion.Scores
+	Seconds            float64 `json:"seconds"`
+	Clusters           int     `json:"clusters"`
+	FusedLandmarks     int     `json:"fused_landmarks"`
+	Skipped            string  `json:"skipped,omitempty"`
+	Maps               int     `json:"maps"`
+	Landmarks          int     `json:"landmarks"`
+	Pairings           int     `json:"pairings"`
+	Tolerance          float64 `json:"tolerance_m"`
+	AssociationSeconds float64 `json:"association_seconds"`
+}
+
+// runMethods runs every method, scores it, and writes the first one's
+// association, fused landmarks and g2o file into files.
+func (o *fuseOptions) runMethods(ctx context.Context, s, placed *localmap.Set, p *clear.Problem, files map[string][]byte, pr *cmdline.Progress) ([]fuseRecord, error) {
+	var recs []fuseRecord
+	for k, m := range o.methodList {
+		status := func(done, total int) { pr.Status("fuse", done, total, m) }
+		r, err := fusion.Run(ctx, m, p, fusion.Options{MinCluster: o.minCluster, Seed: o.seed, Progress: status})
+		if err != nil {
+			return nil, err
+		}
+		rec := fuseRecord{Method: m, MinCluster: o.minCluster, Seconds: r.Seconds, Clusters: r.Clusters, Skipped: r.Skipped}
+		if r.Skipped == "" {
+			rec.Scores = fusion.Score(s, r, o.dnDistance)
+			rec.FusedLandmarks = r.Clusters
+		}
+		recs = append(recs, rec)
+		if k == 0 && r.Skipped != "" {
+			return nil, fmt.Errorf("%s: %s", m, r.Skipped)
+		}
+		if k == 0 {
+			if err := writeFused(files, placed, s.Poses != nil, r, o.dnDistance); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if s.Poses != nil {
+		if err := addFrequencyFigure(files, recs, s); err != nil {
+			return nil, err
+		}
+	}
+	return recs, nil
+}
+
+// addFrequencyFigure draws P̄ against frequency for the methods that ran.
+func addFrequencyFigure(files map[string][]byte, recs []fuseRecord, s *localmap.Set) error {
+	var rows []compare.FusionRow
+	for _, r := range recs {
+		if r.Skipped == "" && r.PBar != nil {
+			rows = append(rows, compare.FusionRow{Method: r.Method, PBar: *r.PBar, Seconds: r.Seconds})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	f, err := compare.FusionFrequencyFigure("pbar-frequency", fmt.Sprintf("%d maps, %d landmarks", len(s.Maps), s.Landmarks()), rows)
+	if err != nil {
+		return err
+	}
+	cmdline.AddFigures(files, []compare.Figure{f})
+	return nil
+}
+
+// writeFused adds the first method's association, fused landmarks and,
+// with poses, its g2o file to files; scored says the poses were given
+// (odometry), not placed by the association.
+func writeFused(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, dnDistance float64) error {
+	fused := fusion.Fuse(s, r)
+	if err := addMapFigure(files, s, scored, r, fused, dnDistance); err != nil {
+		return err
+	}
+	var a, l, g bytes.Buffer
+	if err := fusion.WriteAssignment(&a, s, r); err != nil {
+		return err
+	}
+	if err := fusion.WriteLandmarks(&l, s, fused); err != nil {
+		return err
+	}
+	var j bytes.Buffer
+	if err := export.WriteJSON(&j, fused); err != nil {
+		return err
+	}
+	files["assignment.csv"], files["landmarks.csv"], files["landmarks.json"] = a.Bytes(), l.Bytes(), j.Bytes()
+	if s.Poses != nil {
+		info := fusion.DefaultG2OInformation
+		if !scored {
+			// Poses placed by the association are no odometry: the
+			// frames are tied by their landmarks alone.
+			info.OdometryXY, info.OdometryTheta = 0, 0
+		}
+		if err := fusion.WriteG2O(&g, s, r, fused, info); err != nil {
+			return err
+		}
+		files["map.g2o"] = g.Bytes()
+	}
+	return nil
+}
+
+// addInputs adds the local maps and poses built from a log to files, in
+// the formats fuse reads, so a run can be repeated or inspected.
+func (o *fuseOptions) addInputs(files map[string][]byte, s *localmap.Set, fromLog bool) error {
+	if !fromLog {
+		return nil
+	}
+	var m, p bytes.Buffer
+	if err := localmap.WriteCSV(&m, s); err != nil {
+		return err
+	}
+	if err := localmap.WritePoses(&p, s); err != nil {
+		return err
+	}
+	files["maps.csv"], files["poses.csv"] = m.Bytes(), p.Bytes()
+	return nil
+}
+
+// printFuseTable prints one line per method.
+func printFuseTable(w io.Writer, recs []fuseRecord) {
+	fmt.Fprintf(w, "%-12s %8s %8s %10s %9s %9s %7s %7s %9s\n", "method", "clusters", "DN", "PP", "P̄", "precision", "recall", "F1", "seconds")
+	num := func(v *float64, f string) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf(f, *v)
+	}
+	cnt := func(v *int64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprint(*v)
+	}
+	for _, r := range recs {
+		if r.Skipped != "" {
+			fmt.Fprintf(w, "%-12s skipped: %s\n", r.Method, r.Skipped)
+			continue
+		}
+		fmt.Fprintf(w, "%-12s %8d %8s %10s %9s %9s %7s %7s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
+			num(r.PBar, "%.4f"), num(r.Precision, "%.4f"), num(r.Recall, "%.3f"), num(r.F1, "%.3f"), r.Seconds)
+	}
+}
+
+// addMapFigure draws the fused map as the paper's Fig. "slam": the
+// trajectory, the observations, the fused landmarks and, with poses, the
+// definite negatives in red (at most 20000).
+func addMapFigure(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, fused []fusion.Landmark, dnDistance float64) error {
+	m := compare.FusionMap{Title: fmt.Sprintf("%s: %d fused landmarks from %d maps", r.Method, len(fused), len(s.Maps)), Observations: fusion.Positions(s)}
+	for _, p := range s.Trajectory {
+		m.Trajectory = append(m.Trajectory, [2]float64{p.X, p.Y})
+	}
+	for _, l := range fused {
+		m.Fused = append(m.Fused, [2]float64{l.X, l.Y})
+	}
+	if scored {
+		m.Negatives = fusion.Negatives(s, r, dnDistance, 20000)
+		m.Title += "; definite negatives in red"
+	}
+	f, err := compare.FusionMapFigure("fused-map", m)
+	if err != nil {
+		return err
+	}
+	cmdline.AddFigures(files, []compare.Figure{f})
+	return nil
+}

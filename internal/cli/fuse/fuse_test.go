@@ -1,0 +1,179 @@
+package fuse
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/testenv"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// writeSimulated writes a simulated run as a log folder (unicycle
+// odometry, detections with their truth) and as local maps with poses.
+func writeSimulated(t *testing.T, dir string) (logDir, maps, poses string) {
+	t.Helper()
+	l, err := localmap.Simulate(localmap.SimConfig{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logDir = filepath.Join(dir, "log")
+	os.MkdirAll(logDir, 0o755)
+	if err := localmap.WriteLog(logDir, l); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(logDir, LogManifest), []byte(simulatedManifest), 0o644)
+	s, err := localmap.FromLog(l, localmap.LogOptions{Motion: localmap.Unicycle{}, Window: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m, p bytes.Buffer
+	localmap.WriteCSV(&m, s)
+	localmap.WritePoses(&p, s)
+	maps, poses = filepath.Join(dir, "maps.csv"), filepath.Join(dir, "poses.csv")
+	os.WriteFile(maps, m.Bytes(), 0o644)
+	os.WriteFile(poses, p.Bytes(), 0o644)
+	return logDir, maps, poses
+}
+
+// TestFuse: fuse reads a simulated log folder and the same run as local
+// maps with poses, writes every output, and CLEAR's fused map is right
+// (precision ≥ 0.99 after post-processing) with DN, PP and P̄ reported.
+func TestFuse(t *testing.T) {
+	dir := t.TempDir()
+	logDir, maps, poses := writeSimulated(t, dir)
+	det, _ := os.ReadFile(filepath.Join(logDir, "detections.csv"))
+	os.WriteFile(filepath.Join(dir, "meas.dat"), det, 0o644)
+	for name, args := range map[string][]string{
+		"log":   {"fuse", logDir, "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-log")},
+		"files": {"fuse", dir, "-motion", "unicycle", "-bearing-ahead", "0", "-odometry", filepath.Join(logDir, "odometry.csv"), "-detections", filepath.Join(dir, "meas.dat"), "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-files")},
+		"maps":  {"fuse", maps, "-poses", poses, "-out", filepath.Join(dir, "out-maps"), "-methods", "clear,baseline"},
+	} {
+		code, stdout, stderr := runCmd(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		out := args[len(args)-1]
+		if name == "maps" {
+			out = args[5]
+		}
+		var recs []map[string]any
+		b, err := os.ReadFile(filepath.Join(out, "report.json"))
+		if err != nil || json.Unmarshal(b, &recs) != nil || len(recs) == 0 {
+			t.Fatalf("%s: report.json %q: %v", name, b, err)
+		}
+		schema := testenv.ReadJSON(t, filepath.Join("..", "..", "..", "docs", "schema", "fuse-report.schema.json")).(map[string]any)
+		var doc any
+		json.Unmarshal(b, &doc)
+		var errs []string
+		testenv.ValidateJSON(schema, schema, doc, name+"/report.json", &errs)
+		for _, e := range errs {
+			t.Error(e)
+		}
+		r := recs[0]
+		for _, k := range []string{"method", "dn", "pp", "pbar", "precision", "recall", "f1", "seconds", "clusters", "fused_landmarks"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("%s: report.json lacks %q", name, k)
+			}
+		}
+		if p, _ := r["precision"].(float64); p < 0.99 || r["dn"] == nil {
+			t.Errorf("%s: %v\n%s", name, r, stdout)
+		}
+		for _, f := range []string{"assignment.csv", "landmarks.csv", "map.g2o", "fused-map.png", "fused-map.svg", "pbar-frequency.png", "landmarks.json"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		a, _ := os.ReadFile(filepath.Join(out, "assignment.csv"))
+		m, _ := os.ReadFile(maps)
+		if name == "maps" && strings.Count(string(a), "\n") != strings.Count(string(m), "\n") {
+			t.Errorf("assignment.csv has %d lines, the maps %d", strings.Count(string(a), "\n"), strings.Count(string(m), "\n"))
+		}
+	}
+}
+
+// TestFuseBadInput: bad input is a one-line error naming the file (and
+// line), and no output folder is left.
+func TestFuseBadInput(t *testing.T) {
+	dir := t.TempDir()
+	logDir, maps, _ := writeSimulated(t, dir)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	badLog := func(name, odo, det string) string {
+		d := filepath.Join(dir, name)
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "odometry.csv"), []byte(odo), 0o644)
+		os.WriteFile(filepath.Join(d, "detections.csv"), []byte(det), 0o644)
+		os.WriteFile(filepath.Join(d, LogManifest), []byte("-motion unicycle # speed, turn rate\n-bearing-ahead 0\n"), 0o644)
+		return d
+	}
+	noManifest := badLog("plain", "0,1,0\n", "0 5 0\n")
+	os.Remove(filepath.Join(noManifest, LogManifest))
+	badManifest := badLog("badmanifest", "0,1,0\n", "0 5 0\n")
+	os.WriteFile(filepath.Join(badManifest, LogManifest), []byte("-motion unicycle -turbo\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing column", []string{write("nox.csv", "map,landmark,y\n0,a,1\n")}, "nox.csv:1: no \"x\" column"},
+		{"short row", []string{write("short.csv", "map,landmark,x,y\n0,a,1,2\n0,b,1\n")}, "short.csv:3"},
+		{"NaN position", []string{write("nan.csv", "map,landmark,x,y\n0,a,NaN,2\n")}, "nan.csv:2: x"},
+		{"far position", []string{write("far.csv", "map,landmark,x,y\n0,a,1,2\n1,a,3,1e300\n")}, "far.csv:3: y: 1e300 m is beyond"},
+		{"far pose", []string{write("two.csv", "map,landmark,x,y\n0,a,1,2\n1,a,3,1\n"), "-poses", write("farpose.csv", "map,x,y,theta\n0,1e15,0,0\n")}, "farpose.csv:2: x: 1e15 m is beyond"},
+		{"one map", []string{write("one.csv", "map,landmark,x,y\n0,a,1,2\n0,b,3,4\n")}, "one local map (\"0\")"},
+		{"duplicate landmark", []string{write("dup.csv", "map,landmark,x,y\n0,a,1,2\n0,a,3,4\n")}, "dup.csv:3"},
+		{"non-monotonic time", []string{badLog("backwards", "0,1,0\n2,1,0\n1,1,0\n", "0 5 0\n")}, "odometry.csv:3: time 1"},
+		{"NaN range", []string{badLog("nanrange", "0,1,0\n", "0 5 0\n1 NaN 0\n")}, "detections.csv:2: range"},
+		{"empty window", []string{badLog("gap", "0,1,0\n100,1,0\n", "0 5 0\n0 6 1\n90 5 0\n"), "-window", "20"}, "no detection from 20"},
+		{"poses of another map", []string{maps, "-poses", write("poses.csv", "map,x,y,theta\nnope,0,0,0\n")}, "poses.csv:2: map \"nope\""},
+		{"unknown method", []string{maps, "-methods", "clear,magic"}, "magic"},
+		{"no such input", []string{filepath.Join(dir, "nothing")}, "no such file or folder"},
+		{"bad columns", []string{logDir, "-columns", "time,range"}, "no bearing"},
+		{"a log that does not say how to read it", []string{noManifest}, "say how to read it with -motion"},
+		{"half said", []string{noManifest, "-motion", "ackermann"}, "-bearing-ahead"},
+		{"a manifest with a wrong flag", []string{badManifest}, LogManifest + ": want fuse's flags"},
+	} {
+		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+		code, _, stderr := runCmd(t, "", append(append([]string{"fuse"}, tc.args...), "-out", out)...)
+		if code == 0 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want one line with %q", tc.name, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: %s was written", tc.name, out)
+		}
+	}
+}
+
+// TestFuseWithoutPoses: local maps without poses are placed by the
+// association's own motions (map.g2o and the fused landmarks are
+// written; map.g2o ties the frames by their landmarks alone, with no
+// odometry edge), and DN, PP and P̄ are null: poses from the pairings
+// cannot score them.
+func TestFuseWithoutPoses(t *testing.T) {
+	dir := t.TempDir()
+	_, maps, _ := writeSimulated(t, dir)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCmd(t, "", "fuse", maps, "-out", out)
+	if code != 0 || !strings.Contains(stderr, "placed by the association") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var recs []map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if json.Unmarshal(b, &recs) != nil || recs[0]["dn"] != nil || recs[0]["pbar"] != nil || recs[0]["precision"] == nil {
+		t.Errorf("report %s", b)
+	}
+	g, err := os.ReadFile(filepath.Join(out, "map.g2o"))
+	if err != nil || !strings.Contains(string(g), "EDGE_SE2_XY") {
+		t.Errorf("map.g2o: %v", err)
+	}
+	if strings.Contains(string(g), "EDGE_SE2 ") {
+		t.Error("map.g2o has odometry edges between frames the association placed")
+	}
+}

@@ -1,0 +1,15 @@
+package paper
+
+import (
+	"testing"
+
+	"github.com/clearmatch/clearmatch/internal/cmdline"
+	"github.com/clearmatch/clearmatch/internal/cmdline/cmdtest"
+)
+
+// runCmd runs `clearmatch eval|demo|synth|compare args...` as the binary
+// does.
+func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return cmdtest.RunCommand(t, map[string]cmdline.Func{"eval": RunEval, "demo": RunDemo, "synth": RunSynth, "compare": RunCompare}, stdin, args...)
+}
