@@ -28,16 +28,32 @@ type AssociateOptions struct {
 	// DefaultMinShare. A chance alignment of two maps that do not overlap
 	// lays them on top of each other and pairs a few of many landmarks.
 	MinShare float64
+	// Drift is the odometry's position error per metre of path between
+	// two maps (m/m) and TurnDrift its heading error (rad/m): with poses, a
+	// map pair's pairings are gated around the motion the poses predict,
+	// within the tolerance and three standard deviations (posed.go). 0
+	// means DefaultDrift and DefaultTurnDrift; a negative Drift ignores
+	// the poses.
+	Drift, TurnDrift float64
+	// MinPosed is the fewest gated pairings that associate a map pair
+	// (0: DefaultMinPosed). The search without poses runs too, as
+	// MinMatches says, and wins where it pairs more.
+	MinPosed int
 	// Workers bounds the pool (0: GOMAXPROCS).
 	Workers int
 	// Progress, if set, receives the map pairs done and their total.
 	Progress func(done, total int)
 }
 
-// DefaultMinMatches and DefaultMinShare are AssociateOptions'.
+// DefaultMinMatches, DefaultMinShare, DefaultDrift, DefaultTurnDrift and
+// DefaultMinPosed are AssociateOptions' (docs/decisions.md, "Map fusion's
+// pose gate").
 const (
 	DefaultMinMatches = 5
 	DefaultMinShare   = 0.5
+	DefaultDrift      = 0.02
+	DefaultTurnDrift  = 0.003
+	DefaultMinPosed   = 3
 )
 
 // Pairing is one association: landmark A of map I with landmark B of map
@@ -75,8 +91,25 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	if o.MinShare == 0 {
 		o.MinShare = DefaultMinShare
 	}
-	if !(o.Tolerance > 0) || math.IsInf(o.Tolerance, 0) || o.MinMatches < 3 || o.Neighbours < 2 {
-		return nil, fmt.Errorf("fusion: tolerance %v m, min matches %d, neighbours %d: want a positive tolerance, at least 3 matches and 2 neighbours", o.Tolerance, o.MinMatches, o.Neighbours)
+	if o.Drift == 0 {
+		o.Drift = DefaultDrift
+	}
+	if o.TurnDrift == 0 {
+		o.TurnDrift = DefaultTurnDrift
+	}
+	if o.MinPosed == 0 {
+		o.MinPosed = DefaultMinPosed
+	}
+	if !(o.Tolerance > 0) || math.IsInf(o.Tolerance, 0) || o.MinMatches < 3 || o.Neighbours < 2 || o.MinPosed < 2 {
+		return nil, fmt.Errorf("fusion: tolerance %v m, min matches %d, neighbours %d, min posed %d: want a positive tolerance, at least 3 matches, 2 neighbours and 2 posed pairings", o.Tolerance, o.MinMatches, o.Neighbours, o.MinPosed)
+	}
+	if math.IsNaN(o.Drift) || math.IsInf(o.Drift, 0) || !(o.TurnDrift >= 0) || math.IsInf(o.TurnDrift, 0) {
+		return nil, fmt.Errorf("fusion: drift %v m/m, turn drift %v rad/m: want finite, the turn drift not negative", o.Drift, o.TurnDrift)
+	}
+	posed := s.Poses != nil && o.Drift > 0
+	var path []float64
+	if posed {
+		path = pathLengths(s.Poses)
 	}
 	idx := make([]*mapIndex, len(s.Maps))
 	for k := range s.Maps {
@@ -90,7 +123,17 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	}
 	found := make([]alignment, len(pairs))
 	err := pool.ForEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) error {
-		found[k] = align(idx[pairs[k][0]], idx[pairs[k][1]], o.Tolerance)
+		i, j := pairs[k][0], pairs[k][1]
+		if posed {
+			g := gateOf(s.Poses[i], s.Poses[j], math.Abs(path[j]-path[i]), o)
+			if f := alignPosed(idx[i], idx[j], &g, o.Tolerance); len(f.matches) >= o.MinPosed && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) {
+				found[k] = f
+			}
+		}
+		// The search without poses too: it keeps what explains more.
+		if f := align(idx[i], idx[j], o.Tolerance); len(f.matches) >= o.MinMatches && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) && len(f.matches) > len(found[k].matches) {
+			found[k] = f
+		}
 		return nil
 	})
 	if err != nil {
@@ -98,7 +141,7 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	}
 	a := &Association{Motions: map[[2]int]Motion{}, Tolerance: o.Tolerance}
 	for k, f := range found {
-		if len(f.matches) < o.MinMatches || float64(len(f.matches)) < o.MinShare*float64(f.overlap) {
+		if len(f.matches) == 0 {
 			continue
 		}
 		i, j := pairs[k][0], pairs[k][1]

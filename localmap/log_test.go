@@ -77,3 +77,27 @@ func TestReadCSVByteOrderMark(t *testing.T) {
 		t.Fatalf("%v, %+v", err, s)
 	}
 }
+
+// TestSimulateFieldOfView: a forward sensor of 60° detects only ahead
+// (within its half-angle and the bearing noise), false detections too;
+// the landmarks lie within the margin of the path.
+func TestSimulateFieldOfView(t *testing.T) {
+	c := SimConfig{Seed: 4, Duration: 300, Speed: 0.3, Range: 3, FieldOfView: math.Pi / 3, Spacing: 1.5, Radius: 2, Margin: 1}
+	l, err := Simulate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Detections) < 100 {
+		t.Fatalf("%d detections", len(l.Detections))
+	}
+	for _, d := range l.Detections {
+		if math.Abs(d.Bearing) > math.Pi/6+0.05 {
+			t.Fatalf("a detection at bearing %.3f rad, outside ±π/6", d.Bearing)
+		}
+	}
+	for _, bad := range []SimConfig{{FieldOfView: 7}, {FieldOfView: -1}, {Margin: -1}} {
+		if _, err := Simulate(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}

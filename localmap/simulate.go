@@ -30,6 +30,12 @@ type SimConfig struct {
 	// run comes back to the landmarks it saw: a robot in an arena.
 	// Otherwise the path winds gently onwards, as the paper's flight.
 	Radius float64
+	// FieldOfView, when positive, is the sensor's angle of view (rad),
+	// centred straight ahead, as a forward camera's; 0 sees all around.
+	FieldOfView float64
+	// Margin is how far beyond the path landmarks are scattered (m; 0:
+	// Range).
+	Margin float64
 }
 
 func (c *SimConfig) defaults() {
@@ -60,8 +66,9 @@ func (c *SimConfig) defaults() {
 // false one (never seen twice).
 func Simulate(c SimConfig) (*Log, error) {
 	c.defaults()
-	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) || c.Radius < 0 {
-		return nil, fmt.Errorf("simulate: %+v: durations, rates and distances must be positive", c)
+	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) || c.Radius < 0 || c.Margin < 0 ||
+		!(c.FieldOfView >= 0 && c.FieldOfView <= 2*math.Pi) {
+		return nil, fmt.Errorf("simulate: %+v: durations, rates and distances must be positive, the field of view at most 2π", c)
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 	turn := func(t float64) float64 { return 0.15 * math.Sin(2*math.Pi*t/40) }
@@ -77,7 +84,11 @@ func Simulate(c SimConfig) (*Log, error) {
 		truth, times = append(truth, p), append(times, t)
 		p = Unicycle{}.Step(p, c.Speed, turn(t), dt)
 	}
-	marks := scatter(rng, truth, c.Spacing, c.Range)
+	margin := c.Range
+	if c.Margin > 0 {
+		margin = c.Margin
+	}
+	marks := scatter(rng, truth, c.Spacing, margin)
 	l := &Log{DetectionsFile: "simulated"}
 	every := max(1, int(math.Round(c.OdometryRate/c.Rate))) // odometry steps a scan
 	for k, t := range times {
@@ -113,13 +124,17 @@ func scan(rng *rand.Rand, c *SimConfig, t float64, p Pose, marks [][2]float64, s
 	for i, m := range marks {
 		x, y := p.Inverse(m[0], m[1])
 		r := math.Hypot(x, y)
-		if r > c.Range || rng.Float64() < c.Miss {
+		if r > c.Range || c.FieldOfView > 0 && math.Abs(math.Atan2(y, x)) > c.FieldOfView/2 || rng.Float64() < c.Miss {
 			continue
 		}
 		out = append(out, Detection{T: t, Range: math.Abs(r + c.RangeNoise*rng.NormFloat64()), Bearing: math.Atan2(y, x) + c.BearingNoise*rng.NormFloat64(), Truth: fmt.Sprint(i)})
 	}
+	view := 2 * math.Pi
+	if c.FieldOfView > 0 {
+		view = c.FieldOfView
+	}
 	for n := poisson(rng, c.Spurious); n > 0; n-- {
-		out = append(out, Detection{T: t, Range: rng.Float64() * c.Range, Bearing: (rng.Float64() - 0.5) * 2 * math.Pi, Truth: fmt.Sprintf("spurious-%d", seen+len(out))})
+		out = append(out, Detection{T: t, Range: rng.Float64() * c.Range, Bearing: (rng.Float64() - 0.5) * view, Truth: fmt.Sprintf("spurious-%d", seen+len(out))})
 	}
 	return out
 }

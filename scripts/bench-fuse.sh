@@ -1,7 +1,10 @@
 #!/bin/bash
 # bench-fuse.sh: the map-fusion tables of docs/benchmarks.md.
 #   Victoria Park (20 s maps, Ackermann odometry), every method;
-#   a simulated run (synth-landmarks, seeds 7-9, 3 s maps) with its truth.
+#   a simulated run (synth-landmarks, seeds 7-9, 3 s maps) with its truth,
+#   with and without the pose gate (-drift -1);
+#   a sparse arena (seeds 1-3: 25 minutes at 0.3 m/s, a 60° camera of
+#   2.5 m, 30 s maps of about 7 landmarks), with and without the gate.
 # Usage: scripts/bench-fuse.sh [DATASETS]   (default ../shared/datasets)
 set -euo pipefail
 data=${1:-../shared/datasets}
@@ -15,4 +18,13 @@ for seed in 7 8 9; do
 	echo "## simulated run, seed $seed, 3 s maps"
 	"$cm" synth-landmarks -seed "$seed" -out "$work/sim$seed" > /dev/null
 	"$cm" fuse "$work/sim$seed" -columns time,range,bearing,truth -window 3 -methods clear,baseline,quickmatch,spectral,matcheig -out "$work/fused$seed" 2>/dev/null
+	echo "## simulated run, seed $seed, 3 s maps, without the pose gate (-drift -1)"
+	"$cm" fuse "$work/sim$seed" -columns time,range,bearing,truth -window 3 -methods clear -drift -1 -out "$work/nogate$seed" 2>/dev/null
+done
+for seed in 1 2 3; do
+	"$cm" synth-landmarks -seed "$seed" -duration 1500 -speed 0.3 -range 2.5 -fov 60 -spacing 1.5 -radius 2 -margin 1 -miss 0.7 -spurious 1e-9 -out "$work/arena$seed" > /dev/null
+	for drift in 0.02 -1; do
+		echo "## sparse arena, seed $seed, 30 s maps, -drift $drift"
+		"$cm" fuse "$work/arena$seed" -window 30 -skip-empty -methods clear,clear+merge -drift "$drift" -out "$work/arena$seed$drift" 2>/dev/null
+	done
 done

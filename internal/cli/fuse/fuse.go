@@ -96,6 +96,9 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.Float64Var(&o.assoc.Tolerance, "tolerance", 0, "metres within which a pairing must fit its map pair's rigid motion (0: a quarter of the landmarks' median spacing, at most 1)")
 		fs.IntVar(&o.assoc.MinMatches, "min-matches", fusion.DefaultMinMatches, "fewest pairings for two maps to be associated")
 		fs.Float64Var(&o.assoc.MinShare, "min-share", fusion.DefaultMinShare, "least fraction of the landmarks where two maps overlap that the pairings must cover")
+		fs.Float64Var(&o.assoc.Drift, "drift", fusion.DefaultDrift, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (negative: ignore the poses while associating)")
+		fs.Float64Var(&o.assoc.TurnDrift, "turn-drift", fusion.DefaultTurnDrift, "with poses: the odometry's heading error per metre of path (rad/m)")
+		fs.IntVar(&o.assoc.MinPosed, "min-posed", fusion.DefaultMinPosed, "with poses: fewest pairings inside the gate, all consistent, for two maps to be associated")
 	})
 }
 
@@ -175,6 +178,8 @@ func (o *fuseOptions) check(inputs []string) error {
 		return cmdline.Usagef("-window %v: want a positive number of seconds", o.log.Window)
 	case o.assoc.Tolerance < 0 || !cmdline.Finite(o.assoc.Tolerance) || o.assoc.MinMatches < 3 || !(o.assoc.MinShare >= 0 && o.assoc.MinShare <= 1):
 		return cmdline.Usagef("-tolerance %v, -min-matches %d, -min-share %v: want a tolerance ≥ 0, at least 3 matches, a share in [0, 1]", o.assoc.Tolerance, o.assoc.MinMatches, o.assoc.MinShare)
+	case !cmdline.Finite(o.assoc.Drift) || o.assoc.Drift == 0 || !(o.assoc.TurnDrift > 0) || !cmdline.Finite(o.assoc.TurnDrift) || o.assoc.MinPosed < 2:
+		return cmdline.Usagef("-drift %v, -turn-drift %v, -min-posed %d: want a non-zero drift (negative: no gate), a positive turn drift, at least 2 pairings", o.assoc.Drift, o.assoc.TurnDrift, o.assoc.MinPosed)
 	case o.log.Start < 0 || o.log.Duration < 0 || !cmdline.Finite(o.log.Start) || !cmdline.Finite(o.log.Duration):
 		return cmdline.Usagef("-start %v, -duration %v: want 0 or more seconds", o.log.Start, o.log.Duration)
 	case o.log.MergeRadius < 0 || !cmdline.Finite(o.log.MergeRadius) || !cmdline.Finite(o.log.BearingAhead):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 
 	"github.com/clearmatch/clearmatch/internal/cmdline"
@@ -36,12 +37,20 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 	fs.Float64Var(&c.Miss, "miss", 0.1, "probability that a landmark in range is missed")
 	fs.Float64Var(&c.Spurious, "spurious", 0.3, "mean number of false detections a scan")
 	fs.Float64Var(&c.Radius, "radius", 0, "circle with this radius (m), coming back to the same landmarks, as a robot in an arena (0: wind onwards, as the paper's flight)")
+	fov := fs.Float64("fov", 0, "the sensor's angle of view in degrees, centred ahead, as a forward camera's (0: all around)")
+	fs.Float64Var(&c.Margin, "margin", 0, "how far beyond the path landmarks are scattered, m (0: -range)")
+	fs.Float64Var(&c.SpeedNoise, "speed-noise", 0.02, "the odometry's relative speed error (standard deviation)")
+	fs.Float64Var(&c.TurnNoise, "turn-noise", 0.01, "the odometry's turn-rate error, rad/s (standard deviation)")
 	if err := cmdline.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" {
 		return cmdline.Usagef("-out is required")
 	}
+	if !(*fov >= 0 && *fov <= 360) {
+		return cmdline.Usagef("-fov %v: want degrees in [0, 360] (0: all around)", *fov)
+	}
+	c.FieldOfView = *fov * math.Pi / 180
 	l, err := localmap.Simulate(c)
 	if err != nil {
 		return cmdline.UsageError{Err: err}

@@ -1,0 +1,159 @@
+package fusion
+
+import (
+	"math"
+	"math/bits"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// Pose-gated association: with odometry poses, a map pair's relative pose
+// is predicted, each landmark of one map may pair only with landmarks of
+// the other within a gate that grows with the distance travelled between
+// the two maps, and the pair is associated on the largest set of gated
+// pairings that keep their mutual distances: a maximum clique of the
+// consistency graph (Bailey et al., ICRA 2000; CLIPPER, Lusk et al., ICRA
+// 2021, scores the same graph); where several cliques are as large, only
+// the pairings they all hold count. The prediction does the work that
+// five pairings do without it, so three landmarks can associate a pair.
+
+// maxPosedCandidates bounds the gated pairings of a map pair: more means
+// the gate is too wide to say much, and the pair is searched without it.
+const maxPosedCandidates = 64
+
+// posedGate is the prediction of a map pair: the motion the poses give
+// (map J's frame into map I's) and how far from it a landmark may lie.
+type posedGate struct {
+	pred alignment
+	// base is the position error (m) at J's origin; perMetre the heading
+	// error (rad) that moves a landmark r metres from it by r·perMetre.
+	base, perMetre float64
+}
+
+// radius is the gate of a landmark at p in J's frame: the tolerance and
+// three standard deviations of the predicted position.
+func (g *posedGate) radius(x, y, tol float64) float64 {
+	return tol + 3*(g.base+g.perMetre*math.Hypot(x, y))
+}
+
+// pathLengths is the odometry's path length to each map's pose, through
+// the poses in map order: the drift between two maps grows with it.
+func pathLengths(poses []localmap.Pose) []float64 {
+	cum := make([]float64, len(poses))
+	for k := 1; k < len(poses); k++ {
+		cum[k] = cum[k-1] + math.Hypot(poses[k].X-poses[k-1].X, poses[k].Y-poses[k-1].Y)
+	}
+	return cum
+}
+
+// gateOf is the prediction of maps i and j from their poses and the path
+// length d between them.
+func gateOf(pi, pj localmap.Pose, d float64, o AssociateOptions) posedGate {
+	rel := pi.Between(pj)
+	return posedGate{pred: alignment{theta: rel.Theta, t: [2]float64{rel.X, rel.Y}}, base: o.Drift * d, perMetre: o.TurnDrift * d}
+}
+
+// posedCandidate is a gated pairing: a's landmark i with b's landmark j.
+type posedCandidate struct{ i, j int }
+
+// alignPosed is the pose-gated alignment of b onto a: the pairings that
+// every largest consistent set of gated pairings holds. It has none when
+// they agree on fewer than two, and when the gate says little: its median
+// radius is more than a's landmark spacing (the drift since the other map
+// is too large, so a wrong landmark is as likely inside as the right
+// one), or it admits too many candidates.
+func alignPosed(a, b *mapIndex, g *posedGate, tol float64) (al alignment) {
+	var cs []posedCandidate
+	var radii []float64
+	for j, p := range b.pts {
+		q := g.pred.apply(p)
+		r := g.radius(p.X, p.Y, tol)
+		radii = append(radii, r)
+		a.grid.Near(q.X, q.Y, r, func(k int32) {
+			if math.Hypot(a.pts[k].X-q.X, a.pts[k].Y-q.Y) <= r && math.Abs(a.z[k]-b.z[j]) <= tol {
+				cs = append(cs, posedCandidate{int(k), j})
+			}
+		})
+	}
+	sort.Float64s(radii)
+	if len(radii) == 0 || radii[len(radii)/2] > a.spacing || len(cs) < 2 || len(cs) > maxPosedCandidates {
+		return alignment{}
+	}
+	sort.Slice(cs, func(x, y int) bool {
+		if cs[x].i != cs[y].i {
+			return cs[x].i < cs[y].i
+		}
+		return cs[x].j < cs[y].j
+	})
+	adj := make([]uint64, len(cs))
+	for x := range cs {
+		for y := x + 1; y < len(cs); y++ {
+			if consistentPair(a, b, cs[x], cs[y], tol) {
+				adj[x] |= 1 << y
+				adj[y] |= 1 << x
+			}
+		}
+	}
+	agreed := largestCliques(adj)
+	if bits.OnesCount64(agreed) < 2 {
+		return alignment{}
+	}
+	for x := range cs {
+		if agreed&(1<<x) != 0 {
+			al.matches = append(al.matches, [2]int{cs[x].i, cs[x].j})
+		}
+	}
+	al.theta, al.t = fitRigid(a.pts, b.pts, al.matches)
+	al.overlap = countFits(a, b, &al, max(tol, 2*a.spacing), 0)
+	return al
+}
+
+// consistentPair reports whether two candidates can both hold: different
+// landmarks on each side, at the same distance (within twice the
+// tolerance) in both maps, and in height.
+func consistentPair(a, b *mapIndex, c, d posedCandidate, tol float64) bool {
+	if c.i == d.i || c.j == d.j {
+		return false
+	}
+	da := math.Hypot(a.pts[c.i].X-a.pts[d.i].X, a.pts[c.i].Y-a.pts[d.i].Y)
+	db := math.Hypot(b.pts[c.j].X-b.pts[d.j].X, b.pts[c.j].Y-b.pts[d.j].Y)
+	return math.Abs(da-db) <= 2*tol && math.Abs((a.z[c.i]-a.z[d.i])-(b.z[c.j]-b.z[d.j])) <= 2*tol
+}
+
+// largestCliques returns what every largest clique of the graph adj (at
+// most 64 vertices, as bit sets) holds: the pairings that every best
+// explanation of the pair agrees on (Bron–Kerbosch with pivoting visits
+// every maximal clique once).
+func largestCliques(adj []uint64) uint64 {
+	size := 0
+	var agreed uint64
+	var visit func(r, p, x uint64)
+	visit = func(r, p, x uint64) {
+		if p == 0 && x == 0 {
+			switch n := bits.OnesCount64(r); {
+			case n > size:
+				agreed, size = r, n
+			case n == size:
+				agreed &= r
+			}
+			return
+		}
+		if bits.OnesCount64(r)+bits.OnesCount64(p) < size {
+			return // cannot reach the best size, nor tie it
+		}
+		u := bits.TrailingZeros64(p | x)
+		for rest := p &^ adj[u]; rest != 0; rest &= rest - 1 {
+			v := bits.TrailingZeros64(rest)
+			visit(r|1<<v, p&adj[v], x&adj[v])
+			p &^= 1 << v
+			x |= 1 << v
+		}
+	}
+	all := ^uint64(0)
+	if len(adj) < 64 {
+		all = 1<<len(adj) - 1
+	}
+	visit(0, all, 0)
+	return agreed
+}
