@@ -39,7 +39,7 @@ func ExampleTrack() {
 		fmt.Println(err)
 		return
 	}
-	sol, err := pipeline.Solve(ctx, scene, m, opts)
+	sol, err := pipeline.Solve(ctx, scene, m, opts.Solve, opts.Progress)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -22,7 +22,7 @@ func Match(ctx context.Context, scene *Scene, opts Options) (*Result, error) {
 // solveAndTrack runs CLEAR on the verified pairs, then the track stages:
 // the steps after verification, whoever made the pairs.
 func solveAndTrack(ctx context.Context, scene *Scene, m *Matched, opts Options) (*Result, error) {
-	sol, err := Solve(ctx, scene, m, opts)
+	sol, err := Solve(ctx, scene, m, opts.Solve, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func TestChainGivesMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Association(scene, m, o)
+	p, err := Association(scene, m, o.Solve)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,32 +28,32 @@ type Solution struct {
 
 // Association is CLEAR's input for the scene's pairs: the verified
 // matches (the ratio matches without verification), weighted as
-// opts.Solve.Weighted says.
-func Association(scene *Scene, m *Matched, opts Options) (*clear.Problem, error) {
+// o.Weighted says.
+func Association(scene *Scene, m *Matched, o SolveOptions) (*clear.Problem, error) {
 	counts := make([]int, len(scene.Sets))
 	for i, s := range scene.Sets {
 		counts[i] = s.Len()
 	}
-	return pairwise.Problem(counts, m.Pairs(), opts.Solve.Weighted)
+	return pairwise.Problem(counts, m.Pairs(), o.Weighted)
 }
 
 // Solve is the solve stage: CLEAR (or union-find, to compare) on the
-// association of the pairs.
-func Solve(ctx context.Context, scene *Scene, m *Matched, opts Options) (*Solution, error) {
-	p, err := Association(scene, m, opts)
+// association of the pairs, its progress to pr (nil: none).
+func Solve(ctx context.Context, scene *Scene, m *Matched, o SolveOptions, pr Progress) (*Solution, error) {
+	p, err := Association(scene, m, o)
 	if err != nil {
 		return nil, err
 	}
 	t := time.Now()
 	var res *clear.Result
-	if opts.Solve.UnionFind {
+	if o.UnionFind {
 		res, err = unionFind(p)
 	} else {
-		co := opts.Solve.Options
-		if sr, ok := opts.Progress.(StatusReporter); ok && co.Status == nil && co.Progress == nil {
+		co := o.Options
+		if sr, ok := pr.(StatusReporter); ok && co.Status == nil && co.Progress == nil {
 			co.Status = func(st clear.SolveStatus) { sr.Status(StageSolve, st.Done, st.Total, st.String()) }
-		} else if co.Progress == nil && opts.Progress != nil {
-			co.Progress = stageProgress(opts.Progress, StageSolve)
+		} else if co.Progress == nil && pr != nil {
+			co.Progress = stageProgress(pr, StageSolve)
 		}
 		res, err = clear.SolveContext(ctx, p, &co)
 	}

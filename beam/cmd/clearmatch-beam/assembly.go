@@ -56,16 +56,16 @@ func (a *assembly) run(ctx context.Context, images []pipeline.Image, camera geom
 func (a *assembly) solve(ctx context.Context, scene *pipeline.Scene, m *pipeline.Matched, opts pipeline.Options) (*pipeline.Solution, error) {
 	s := a.solved
 	if s.result == nil || opts.Solve.UnionFind {
-		return pipeline.Solve(ctx, scene, m, opts)
+		return pipeline.Solve(ctx, scene, m, opts.Solve, opts.Progress)
 	}
-	p, err := pipeline.Association(scene, m, opts)
+	p, err := pipeline.Association(scene, m, opts.Solve)
 	if err != nil {
 		return nil, err
 	}
 	if n := p.NumObservations(); n != s.cut.L || int64(len(p.Associations)) != s.cut.Edges {
 		fmt.Fprintf(a.warn, "%s: warning: the pipeline solved CLEAR for %d observations and %d associations, the assembly has %d and %d; solving it whole\n",
 			prog, s.cut.L, s.cut.Edges, n, len(p.Associations))
-		return pipeline.Solve(ctx, scene, m, opts)
+		return pipeline.Solve(ctx, scene, m, opts.Solve, opts.Progress)
 	}
 	return pipeline.NewSolution(p, s.result)
 }
