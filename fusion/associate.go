@@ -32,8 +32,8 @@ type AssociateOptions struct {
 	// two maps (m/m) and TurnDrift its heading error (rad/m): with poses, a
 	// map pair's pairings are gated around the motion the poses predict,
 	// within the tolerance and three standard deviations (posed.go). 0
-	// means DefaultDrift and DefaultTurnDrift; a negative Drift ignores
-	// the poses.
+	// estimates them from the pairs the search without poses associates
+	// (EstimateDrift); a negative Drift ignores the poses.
 	Drift, TurnDrift float64
 	// MinPosed is the fewest gated pairings that associate a map pair
 	// (0: DefaultMinPosed). The search without poses runs too, as
@@ -45,9 +45,9 @@ type AssociateOptions struct {
 	Progress func(done, total int)
 }
 
-// DefaultMinMatches, DefaultMinShare, DefaultDrift, DefaultTurnDrift and
-// DefaultMinPosed are AssociateOptions' (docs/decisions.md, "Map fusion's
-// pose gate").
+// DefaultMinMatches, DefaultMinShare and DefaultMinPosed are
+// AssociateOptions'; DefaultDrift and DefaultTurnDrift are the drift when
+// too few map pairs say what it is (docs/decisions.md, "The pose gate").
 const (
 	DefaultMinMatches = 5
 	DefaultMinShare   = 0.5
@@ -66,6 +66,9 @@ type Association struct {
 	Pairings  []Pairing
 	Motions   map[[2]int]Motion
 	Tolerance float64
+	// Drift and TurnDrift are the pose gate's (estimated or given; 0
+	// without poses or with the gate off).
+	Drift, TurnDrift float64
 }
 
 // Motion is a planar rigid motion: x ↦ R(θ) x + (X, Y); Matches is the
@@ -91,12 +94,6 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	if o.MinShare == 0 {
 		o.MinShare = DefaultMinShare
 	}
-	if o.Drift == 0 {
-		o.Drift = DefaultDrift
-	}
-	if o.TurnDrift == 0 {
-		o.TurnDrift = DefaultTurnDrift
-	}
 	if o.MinPosed == 0 {
 		o.MinPosed = DefaultMinPosed
 	}
@@ -105,11 +102,6 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	}
 	if math.IsNaN(o.Drift) || math.IsInf(o.Drift, 0) || !(o.TurnDrift >= 0) || math.IsInf(o.TurnDrift, 0) {
 		return nil, fmt.Errorf("fusion: drift %v m/m, turn drift %v rad/m: want finite, the turn drift not negative", o.Drift, o.TurnDrift)
-	}
-	posed := s.Poses != nil && o.Drift > 0
-	var path []float64
-	if posed {
-		path = pathLengths(s.Poses)
 	}
 	idx := make([]*mapIndex, len(s.Maps))
 	for k := range s.Maps {
@@ -123,15 +115,7 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	}
 	found := make([]alignment, len(pairs))
 	err := pool.ForEach(ctx, len(pairs), o.Workers, o.Progress, func(k int) error {
-		i, j := pairs[k][0], pairs[k][1]
-		if posed {
-			g := gateOf(s.Poses[i], s.Poses[j], math.Abs(path[j]-path[i]), o)
-			if f := alignPosed(idx[i], idx[j], &g, o.Tolerance); len(f.matches) >= o.MinPosed && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) {
-				found[k] = f
-			}
-		}
-		// The search without poses too: it keeps what explains more.
-		if f := align(idx[i], idx[j], o.Tolerance); len(f.matches) >= o.MinMatches && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) && len(f.matches) > len(found[k].matches) {
+		if f := align(idx[pairs[k][0]], idx[pairs[k][1]], o.Tolerance); len(f.matches) >= o.MinMatches && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) {
 			found[k] = f
 		}
 		return nil
@@ -140,6 +124,11 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 		return nil, err
 	}
 	a := &Association{Motions: map[[2]int]Motion{}, Tolerance: o.Tolerance}
+	if s.Poses != nil && o.Drift >= 0 {
+		if err := gatePairs(ctx, s, idx, pairs, found, &o, a); err != nil {
+			return nil, err
+		}
+	}
 	for k, f := range found {
 		if len(f.matches) == 0 {
 			continue

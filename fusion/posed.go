@@ -1,10 +1,13 @@
 package fusion
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"sort"
 
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/internal/pool"
 	"github.com/clearmatch/clearmatch/localmap"
 )
 
@@ -157,3 +160,79 @@ func largestCliques(adj []uint64) uint64 {
 	visit(0, all, 0)
 	return agreed
 }
+
+// gatePairs is the pose-gated pass over the map pairs, after the search
+// without poses found found: the drift estimated when o does not give it,
+// and each pair's gated alignment kept where it pairs more than found's.
+func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, o *AssociateOptions, a *Association) error {
+	path := pathLengths(s.Poses)
+	if o.Drift == 0 {
+		o.Drift, o.TurnDrift = EstimateDrift(s.Poses, pairs, found, idx, o.Tolerance)
+	} else if o.TurnDrift == 0 {
+		o.TurnDrift = DefaultTurnDrift
+	}
+	a.Drift, a.TurnDrift = o.Drift, o.TurnDrift
+	posed := make([]alignment, len(pairs))
+	err := pool.ForEach(ctx, len(pairs), o.Workers, nil, func(k int) error {
+		i, j := pairs[k][0], pairs[k][1]
+		g := gateOf(s.Poses[i], s.Poses[j], math.Abs(path[j]-path[i]), *o)
+		if f := alignPosed(idx[i], idx[j], &g, o.Tolerance); len(f.matches) >= o.MinPosed && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) {
+			posed[k] = f
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k, f := range posed {
+		if len(f.matches) > len(found[k].matches) {
+			found[k] = f
+		}
+	}
+	return nil
+}
+
+// minDriftPairs is the fewest associated map pairs EstimateDrift reads a
+// drift from; with fewer it returns the defaults.
+const minDriftPairs = 8
+
+// EstimateDrift is the odometry's drift read from the map pairs the
+// search without poses associated (found, by pairs): how far each pair's
+// motion lays the second map's landmarks (at their centroid) from where
+// the poses put them, beyond the tolerance, and how far it turns them,
+// each per metre of path between the two maps. The median of each, times
+// 1.5 (a half-normal's median is 0.67 σ), is robust to a minority of
+// wrong pairs; with fewer than minDriftPairs pairs the defaults stand.
+func EstimateDrift(poses []localmap.Pose, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64) {
+	path := pathLengths(poses)
+	var pos, ang []float64
+	for k, f := range found {
+		i, j := pairs[k][0], pairs[k][1]
+		d := math.Abs(path[j] - path[i])
+		if len(f.matches) == 0 || d <= 0 || len(idx[j].pts) == 0 {
+			continue
+		}
+		var c geom.Point
+		for _, p := range idx[j].pts {
+			c.X, c.Y = c.X+p.X/float64(len(idx[j].pts)), c.Y+p.Y/float64(len(idx[j].pts))
+		}
+		g := gateOf(poses[i], poses[j], d, AssociateOptions{})
+		q, r := f.apply(c), g.pred.apply(c)
+		pos = append(pos, max(0, math.Hypot(q.X-r.X, q.Y-r.Y)-tol)/d)
+		ang = append(ang, math.Abs(math.Remainder(f.theta-g.pred.theta, 2*math.Pi))/d)
+	}
+	if len(pos) < minDriftPairs {
+		return DefaultDrift, DefaultTurnDrift
+	}
+	sort.Float64s(pos)
+	sort.Float64s(ang)
+	return max(1.5*pos[len(pos)/2], minDrift), max(1.5*ang[len(ang)/2], minTurnDrift)
+}
+
+// minDrift and minTurnDrift floor an estimated drift: odometry this good
+// is unlikely, and a gate that narrow would miss landmarks the local maps
+// themselves misplace.
+const (
+	minDrift     = 0.005
+	minTurnDrift = 0.0005
+)

@@ -96,8 +96,8 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.Float64Var(&o.assoc.Tolerance, "tolerance", 0, "metres within which a pairing must fit its map pair's rigid motion (0: a quarter of the landmarks' median spacing, at most 1)")
 		fs.IntVar(&o.assoc.MinMatches, "min-matches", fusion.DefaultMinMatches, "fewest pairings for two maps to be associated")
 		fs.Float64Var(&o.assoc.MinShare, "min-share", fusion.DefaultMinShare, "least fraction of the landmarks where two maps overlap that the pairings must cover")
-		fs.Float64Var(&o.assoc.Drift, "drift", fusion.DefaultDrift, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (negative: ignore the poses while associating)")
-		fs.Float64Var(&o.assoc.TurnDrift, "turn-drift", fusion.DefaultTurnDrift, "with poses: the odometry's heading error per metre of path (rad/m)")
+		fs.Float64Var(&o.assoc.Drift, "drift", 0, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (0: estimated from the map pairs associated without it; negative: ignore the poses while associating)")
+		fs.Float64Var(&o.assoc.TurnDrift, "turn-drift", 0, "with poses: the odometry's heading error per metre of path, rad/m (0: estimated with -drift 0, else "+fmt.Sprint(fusion.DefaultTurnDrift)+")")
 		fs.IntVar(&o.assoc.MinPosed, "min-posed", fusion.DefaultMinPosed, "with poses: fewest pairings inside the gate, all consistent, for two maps to be associated")
 	})
 }
@@ -178,8 +178,8 @@ func (o *fuseOptions) check(inputs []string) error {
 		return cmdline.Usagef("-window %v: want a positive number of seconds", o.log.Window)
 	case o.assoc.Tolerance < 0 || !cmdline.Finite(o.assoc.Tolerance) || o.assoc.MinMatches < 3 || !(o.assoc.MinShare >= 0 && o.assoc.MinShare <= 1):
 		return cmdline.Usagef("-tolerance %v, -min-matches %d, -min-share %v: want a tolerance ≥ 0, at least 3 matches, a share in [0, 1]", o.assoc.Tolerance, o.assoc.MinMatches, o.assoc.MinShare)
-	case !cmdline.Finite(o.assoc.Drift) || o.assoc.Drift == 0 || !(o.assoc.TurnDrift > 0) || !cmdline.Finite(o.assoc.TurnDrift) || o.assoc.MinPosed < 2:
-		return cmdline.Usagef("-drift %v, -turn-drift %v, -min-posed %d: want a non-zero drift (negative: no gate), a positive turn drift, at least 2 pairings", o.assoc.Drift, o.assoc.TurnDrift, o.assoc.MinPosed)
+	case !cmdline.Finite(o.assoc.Drift) || !(o.assoc.TurnDrift >= 0) || !cmdline.Finite(o.assoc.TurnDrift) || o.assoc.MinPosed < 2:
+		return cmdline.Usagef("-drift %v, -turn-drift %v, -min-posed %d: want a finite drift (0: estimated; negative: no gate), a turn drift of 0 or more, at least 2 pairings", o.assoc.Drift, o.assoc.TurnDrift, o.assoc.MinPosed)
 	case o.log.Start < 0 || o.log.Duration < 0 || !cmdline.Finite(o.log.Start) || !cmdline.Finite(o.log.Duration):
 		return cmdline.Usagef("-start %v, -duration %v: want 0 or more seconds", o.log.Start, o.log.Duration)
 	case o.log.MergeRadius < 0 || !cmdline.Finite(o.log.MergeRadius) || !cmdline.Finite(o.log.BearingAhead):
@@ -244,6 +244,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
 		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
+	if a.Drift > 0 {
+		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path\n", a.Drift, a.TurnDrift)
+	}
 	placed := s
 	if s.Poses == nil {
 		// Without poses the fused landmarks and map.g2o are placed by the
@@ -261,6 +264,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	for k := range recs {
 		recs[k].Maps, recs[k].Landmarks, recs[k].Pairings, recs[k].Tolerance, recs[k].AssociationSeconds = len(s.Maps), s.Landmarks(), len(a.Pairings), a.Tolerance, assocSeconds
+		if a.Drift > 0 {
+			recs[k].Drift, recs[k].TurnDrift = &a.Drift, &a.TurnDrift
+		}
 	}
 	if err := o.addInputs(files, s, fromLog); err != nil {
 		return err
@@ -338,15 +344,18 @@ type fuseRecord struct {
 	Method     string `json:"method"`
 	MinCluster int    `json:"min_cluster"`
 	fusion.Scores
-	Seconds            float64 `json:"seconds"`
-	Clusters           int     `json:"clusters"`
-	FusedLandmarks     int     `json:"fused_landmarks"`
-	Skipped            string  `json:"skipped,omitempty"`
-	Maps               int     `json:"maps"`
-	Landmarks          int     `json:"landmarks"`
-	Pairings           int     `json:"pairings"`
-	Tolerance          float64 `json:"tolerance_m"`
-	AssociationSeconds float64 `json:"association_seconds"`
+	Seconds        float64 `json:"seconds"`
+	Clusters       int     `json:"clusters"`
+	FusedLandmarks int     `json:"fused_landmarks"`
+	Skipped        string  `json:"skipped,omitempty"`
+	Maps           int     `json:"maps"`
+	Landmarks      int     `json:"landmarks"`
+	Pairings       int     `json:"pairings"`
+	Tolerance      float64 `json:"tolerance_m"`
+	// Drift and TurnDrift are the pose gate's (null without it).
+	Drift              *float64 `json:"drift_m_per_m"`
+	TurnDrift          *float64 `json:"turn_drift_rad_per_m"`
+	AssociationSeconds float64  `json:"association_seconds"`
 }
 
 // runMethods runs every method, scores it, and writes the first one's
