@@ -45,12 +45,16 @@ type PairTiming struct{ Select, Match, Verify time.Duration }
 
 // Pairs returns the pairs that go into CLEAR (verified ones only, when
 // verification is on).
-func (m *Matched) Pairs() []pairwise.Pair {
-	if m.Verified == nil {
-		return m.Matches
+func (m *Matched) Pairs() []pairwise.Pair { return clearPairs(m.Matches, m.Verified) }
+
+// clearPairs are CLEAR's pairs: the verified ones of verified, or matches
+// when verification is off (verified nil).
+func clearPairs(matches []pairwise.Pair, verified []pairwise.Verified) []pairwise.Pair {
+	if verified == nil {
+		return matches
 	}
 	var out []pairwise.Pair
-	for _, v := range m.Verified {
+	for _, v := range verified {
 		if v.Model != pairwise.NoModel {
 			out = append(out, pairwise.Pair{I: v.I, J: v.J, Matches: v.Matches})
 		}

@@ -87,15 +87,4 @@ func (r *Result) Threshold(i, j int) float64 {
 
 // Pairs returns the pairs that went into CLEAR (verified ones only, when
 // verification is on).
-func (r *Result) Pairs() []pairwise.Pair {
-	if r.Verified == nil {
-		return r.Matches
-	}
-	var out []pairwise.Pair
-	for _, v := range r.Verified {
-		if v.Model != pairwise.NoModel {
-			out = append(out, pairwise.Pair{I: v.I, J: v.J, Matches: v.Matches})
-		}
-	}
-	return out
-}
+func (r *Result) Pairs() []pairwise.Pair { return clearPairs(r.Matches, r.Verified) }
