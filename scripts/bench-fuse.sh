@@ -23,8 +23,8 @@ for seed in 7 8 9; do
 done
 for seed in 1 2 3; do
 	"$cm" synth-landmarks -seed "$seed" -duration 1500 -speed 0.3 -range 2.5 -fov 60 -spacing 1.5 -radius 2 -margin 1 -miss 0.7 -spurious 1e-9 -out "$work/arena$seed" > /dev/null
-	for drift in 0.02 -1; do
-		echo "## sparse arena, seed $seed, 30 s maps, -drift $drift"
+	for drift in 0 -1; do
+		echo "## sparse arena, seed $seed, 30 s maps, -drift $drift (0: estimated)"
 		"$cm" fuse "$work/arena$seed" -window 30 -skip-empty -methods clear,clear+merge -drift "$drift" -out "$work/arena$seed$drift" 2>/dev/null
 	done
 done
