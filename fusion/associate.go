@@ -33,7 +33,8 @@ type AssociateOptions struct {
 	// map pair's pairings are gated around the motion the poses predict,
 	// within the tolerance and three standard deviations (posed.go). 0
 	// estimates them from the pairs the search without poses associates
-	// (EstimateDrift); a negative Drift ignores the poses.
+	// (EstimateDrift; no gate when too few say); a negative Drift ignores
+	// the poses.
 	Drift, TurnDrift float64
 	// MinPosed is the fewest gated pairings that associate a map pair
 	// (0: DefaultMinPosed). The search without poses runs too, as
@@ -46,12 +47,11 @@ type AssociateOptions struct {
 }
 
 // DefaultMinMatches, DefaultMinShare and DefaultMinPosed are
-// AssociateOptions'; DefaultDrift and DefaultTurnDrift are the drift when
-// too few map pairs say what it is (docs/decisions.md, "The pose gate").
+// AssociateOptions'; DefaultTurnDrift is the heading drift with a Drift
+// given alone (docs/decisions.md, "The pose gate").
 const (
 	DefaultMinMatches = 5
 	DefaultMinShare   = 0.5
-	DefaultDrift      = 0.02
 	DefaultTurnDrift  = 0.003
 	DefaultMinPosed   = 3
 )
@@ -67,8 +67,10 @@ type Association struct {
 	Motions   map[[2]int]Motion
 	Tolerance float64
 	// Drift and TurnDrift are the pose gate's (estimated or given; 0
-	// without poses or with the gate off).
+	// without poses or with the gate off); DriftPairs counts the map
+	// pairs an estimate was read from (fewer than MinDriftPairs: no gate).
 	Drift, TurnDrift float64
+	DriftPairs       int
 }
 
 // Motion is a planar rigid motion: x ↦ R(θ) x + (X, Y); Matches is the

@@ -167,7 +167,12 @@ func largestCliques(adj []uint64) uint64 {
 func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, o *AssociateOptions, a *Association) error {
 	path := pathLengths(s.Poses)
 	if o.Drift == 0 {
-		o.Drift, o.TurnDrift = EstimateDrift(s.Poses, pairs, found, idx, o.Tolerance)
+		var n int
+		if o.Drift, o.TurnDrift, n = EstimateDrift(s.Poses, pairs, found, idx, o.Tolerance); n < MinDriftPairs {
+			a.DriftPairs = n
+			return nil // too few pairs to say: no gate, rather than a guess
+		}
+		a.DriftPairs = n
 	} else if o.TurnDrift == 0 {
 		o.TurnDrift = DefaultTurnDrift
 	}
@@ -192,9 +197,8 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 	return nil
 }
 
-// minDriftPairs is the fewest associated map pairs EstimateDrift reads a
-// drift from; with fewer it returns the defaults.
-const minDriftPairs = 8
+// MinDriftPairs is the fewest associated map pairs a drift is read from.
+const MinDriftPairs = 8
 
 // EstimateDrift is the odometry's drift read from the map pairs the
 // search without poses associated (found, by pairs): how far each pair's
@@ -202,8 +206,10 @@ const minDriftPairs = 8
 // the poses put them, beyond the tolerance, and how far it turns them,
 // each per metre of path between the two maps. The median of each, times
 // 1.5 (a half-normal's median is 0.67 σ), is robust to a minority of
-// wrong pairs; with fewer than minDriftPairs pairs the defaults stand.
-func EstimateDrift(poses []localmap.Pose, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64) {
+// wrong pairs. n is the number of pairs read; with fewer than
+// MinDriftPairs the drift is 0: a guess narrower than the odometry's
+// would gate the wrong landmarks in.
+func EstimateDrift(poses []localmap.Pose, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
 	path := pathLengths(poses)
 	var pos, ang []float64
 	for k, f := range found {
@@ -221,12 +227,12 @@ func EstimateDrift(poses []localmap.Pose, pairs [][2]int, found []alignment, idx
 		pos = append(pos, max(0, math.Hypot(q.X-r.X, q.Y-r.Y)-tol)/d)
 		ang = append(ang, math.Abs(math.Remainder(f.theta-g.pred.theta, 2*math.Pi))/d)
 	}
-	if len(pos) < minDriftPairs {
-		return DefaultDrift, DefaultTurnDrift
+	if len(pos) < MinDriftPairs {
+		return 0, 0, len(pos)
 	}
 	sort.Float64s(pos)
 	sort.Float64s(ang)
-	return max(1.5*pos[len(pos)/2], minDrift), max(1.5*ang[len(ang)/2], minTurnDrift)
+	return max(1.5*pos[len(pos)/2], minDrift), max(1.5*ang[len(ang)/2], minTurnDrift), len(pos)
 }
 
 // minDrift and minTurnDrift floor an estimated drift: odometry this good

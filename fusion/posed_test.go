@@ -67,9 +67,10 @@ func threeShared(offset float64) *localmap.Set {
 	return s
 }
 
-// TestAssociatePosed: with poses, three shared landmarks associate two
-// maps; without them (or with poses that put the maps far from where
-// they are) they do not, since five pairings are then needed.
+// TestAssociatePosed: with poses and a drift, three shared landmarks
+// associate two maps; without them (or with poses that put the maps far
+// from where they are, or no pairs to read the drift from) they do not,
+// since five pairings are then needed.
 func TestAssociatePosed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -77,11 +78,12 @@ func TestAssociatePosed(t *testing.T) {
 		drift  float64
 		want   int
 	}{
-		{"poses right", 0, 0, 3},
-		{"poses 0.1 m off, inside the gate", 0.1, 0, 3},
+		{"poses right", 0, 0.02, 3},
+		{"poses 0.1 m off, inside the gate", 0.1, 0.02, 3},
 		{"poses 0.3 m off, a drift of 0.3 m/m allows", 0.3, 0.3, 3},
-		{"poses 3 m off", 3, 0, 0},
+		{"poses 3 m off", 3, 0.02, 0},
 		{"poses ignored", 0, -1, 0},
+		{"drift to estimate from two maps: too few pairs, no gate", 0, 0, 0},
 	} {
 		s := threeShared(tc.offset)
 		a, err := Associate(context.Background(), s, AssociateOptions{Tolerance: 0.1, Drift: tc.drift})

@@ -244,8 +244,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
 		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
-	if a.Drift > 0 {
+	switch {
+	case a.Drift > 0:
 		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path\n", a.Drift, a.TurnDrift)
+	case s.Poses != nil && o.assoc.Drift == 0:
+		fmt.Fprintf(stderr, "gate     off: %d associated map pairs to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, fusion.MinDriftPairs)
 	}
 	placed := s
 	if s.Poses == nil {
