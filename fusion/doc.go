@@ -9,8 +9,10 @@
 //     simulated maps more right and 50 times faster than the graph's exact
 //     maximum clique, which also admits mirror images); a pair with fewer
 //     than MinMatches pairings, or covering less than MinShare of the
-//     maps' overlap, is not associated. No descriptor and no global pose
-//     is used.
+//     maps' overlap, is not associated. No descriptor is used. With
+//     poses, a second pass gates each pair's pairings around the motion
+//     the poses predict, with a drift read from the pairs the first pass
+//     associated, and three consistent pairings associate it (posed.go).
 //  2. Run: the pairings as one clear.Problem, solved by CLEAR or any method
 //     of package multiway (the inconsistent ones completed per connected
 //     component, as the paper does); clusters smaller than MinCluster
