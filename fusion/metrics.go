@@ -76,6 +76,29 @@ func Negatives(s *localmap.Set, r *Result, d float64, limit int) [][2][2]float64
 	return out
 }
 
+// Wrong returns up to limit pairs of observations that r put in one
+// cluster although their true identities differ, in the odometry frame:
+// the association's real errors, when the maps carry a truth.
+func Wrong(s *localmap.Set, r *Result, limit int) [][2][2]float64 {
+	at, truth := Positions(s), truthLabels(s)
+	var out [][2][2]float64
+	eachPair(r, func(a, b int) {
+		if len(out) < limit && truth[a] != truth[b] {
+			out = append(out, [2][2]float64{at[a], at[b]})
+		}
+	})
+	return out
+}
+
+// TruthLabels numbers every observation's true identity (by first
+// appearance, observations numbered map by map); nil without a truth.
+func TruthLabels(s *localmap.Set) []int {
+	if !s.HasTruth() {
+		return nil
+	}
+	return truthLabels(s)
+}
+
 // eachPair calls fn with every two observations of one cluster.
 func eachPair(r *Result, fn func(a, b int)) {
 	for _, members := range clusterMembers(r.Cluster, r.Clusters) {

@@ -491,19 +491,25 @@ func printFuseTable(w io.Writer, recs []fuseRecord) {
 }
 
 // addMapFigure draws the fused map as the paper's Fig. "slam": the
-// trajectory, the observations, the fused landmarks and, with poses, the
-// definite negatives in red (at most 20000).
+// trajectory, the observations (coloured by truth when the maps carry
+// one), the fused landmarks, and the pairs worth a look: with a truth the
+// wrong ones in red; without, with poses, those farther apart than
+// dnDistance in the odometry frame (at most 20000).
 func addMapFigure(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, fused []fusion.Landmark, dnDistance float64) error {
-	m := compare.FusionMap{Title: fmt.Sprintf("%s: %d fused landmarks from %d maps", r.Method, len(fused), len(s.Maps)), Observations: fusion.Positions(s)}
+	m := compare.FusionMap{Title: fmt.Sprintf("%s: %d fused landmarks from %d maps", r.Method, len(fused), len(s.Maps)), Observations: fusion.Positions(s),
+		Truth: fusion.TruthLabels(s)}
 	for _, p := range s.Trajectory {
 		m.Trajectory = append(m.Trajectory, [2]float64{p.X, p.Y})
 	}
 	for _, l := range fused {
 		m.Fused = append(m.Fused, [2]float64{l.X, l.Y})
 	}
-	if scored {
-		m.Negatives = fusion.Negatives(s, r, dnDistance, 20000)
-		m.Title += "; definite negatives in red"
+	switch {
+	case m.Truth != nil:
+		m.Wrong = fusion.Wrong(s, r, 20000)
+	case scored:
+		m.Far = fusion.Negatives(s, r, dnDistance, 20000)
+		m.FarLabel = fmt.Sprintf("pairs over %g m apart (DN; drift makes right pairs so too)", dnDistance)
 	}
 	f, err := compare.FusionMapFigure("fused-map", m)
 	if err != nil {
