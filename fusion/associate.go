@@ -33,7 +33,7 @@ type AssociateOptions struct {
 	// map pair's pairings are gated around the motion the poses predict,
 	// within the tolerance and three standard deviations (posed.go). 0
 	// estimates them from the pairs the search without poses associates
-	// (EstimateDrift; no gate when too few say); a negative Drift ignores
+	// (posed.go; no gate when too few say); a negative Drift ignores
 	// the poses.
 	Drift, TurnDrift float64
 	// MinPosed is the fewest gated pairings that associate a map pair

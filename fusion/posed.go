@@ -50,11 +50,16 @@ func pathLengths(poses []localmap.Pose) []float64 {
 	return cum
 }
 
-// gateOf is the prediction of maps i and j from their poses and the path
-// length d between them.
-func gateOf(pi, pj localmap.Pose, d float64, o AssociateOptions) posedGate {
+// predict is the motion the poses give from map j's frame into map i's.
+func predict(pi, pj localmap.Pose) alignment {
 	rel := pi.Between(pj)
-	return posedGate{pred: alignment{theta: rel.Theta, t: [2]float64{rel.X, rel.Y}}, base: o.Drift * d, perMetre: o.TurnDrift * d}
+	return alignment{theta: rel.Theta, t: [2]float64{rel.X, rel.Y}}
+}
+
+// gateOf is the gate of maps i and j: their predicted motion, widened by
+// the drift over the path length d between them.
+func gateOf(pi, pj localmap.Pose, d, drift, turnDrift float64) posedGate {
+	return posedGate{pred: predict(pi, pj), base: drift * d, perMetre: turnDrift * d}
 }
 
 // posedCandidate is a gated pairing: a's landmark i with b's landmark j.
@@ -167,12 +172,10 @@ func largestCliques(adj []uint64) uint64 {
 func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, o *AssociateOptions, a *Association) error {
 	path := pathLengths(s.Poses)
 	if o.Drift == 0 {
-		var n int
-		if o.Drift, o.TurnDrift, n = EstimateDrift(s.Poses, pairs, found, idx, o.Tolerance); n < MinDriftPairs {
-			a.DriftPairs = n
+		o.Drift, o.TurnDrift, a.DriftPairs = estimateDrift(s.Poses, path, pairs, found, idx, o.Tolerance)
+		if a.DriftPairs < MinDriftPairs {
 			return nil // too few pairs to say: no gate, rather than a guess
 		}
-		a.DriftPairs = n
 	} else if o.TurnDrift == 0 {
 		o.TurnDrift = DefaultTurnDrift
 	}
@@ -180,7 +183,7 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 	posed := make([]alignment, len(pairs))
 	err := pool.ForEach(ctx, len(pairs), o.Workers, nil, func(k int) error {
 		i, j := pairs[k][0], pairs[k][1]
-		g := gateOf(s.Poses[i], s.Poses[j], math.Abs(path[j]-path[i]), *o)
+		g := gateOf(s.Poses[i], s.Poses[j], math.Abs(path[j]-path[i]), o.Drift, o.TurnDrift)
 		if f := alignPosed(idx[i], idx[j], &g, o.Tolerance); len(f.matches) >= o.MinPosed && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) {
 			posed[k] = f
 		}
@@ -200,8 +203,9 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 // MinDriftPairs is the fewest associated map pairs a drift is read from.
 const MinDriftPairs = 8
 
-// EstimateDrift is the odometry's drift read from the map pairs the
-// search without poses associated (found, by pairs): how far each pair's
+// estimateDrift is the odometry's drift read from the map pairs the
+// search without poses associated (found, by pairs; path the poses' path
+// lengths, pathLengths): how far each pair's
 // motion lays the second map's landmarks (at their centroid) from where
 // the poses put them, beyond the tolerance, and how far it turns them,
 // each per metre of path between the two maps. The median of each, times
@@ -209,8 +213,7 @@ const MinDriftPairs = 8
 // wrong pairs. n is the number of pairs read; with fewer than
 // MinDriftPairs the drift is 0: a guess narrower than the odometry's
 // would gate the wrong landmarks in.
-func EstimateDrift(poses []localmap.Pose, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
-	path := pathLengths(poses)
+func estimateDrift(poses []localmap.Pose, path []float64, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
 	var pos, ang []float64
 	for k, f := range found {
 		i, j := pairs[k][0], pairs[k][1]
@@ -222,10 +225,10 @@ func EstimateDrift(poses []localmap.Pose, pairs [][2]int, found []alignment, idx
 		for _, p := range idx[j].pts {
 			c.X, c.Y = c.X+p.X/float64(len(idx[j].pts)), c.Y+p.Y/float64(len(idx[j].pts))
 		}
-		g := gateOf(poses[i], poses[j], d, AssociateOptions{})
-		q, r := f.apply(c), g.pred.apply(c)
+		pred := predict(poses[i], poses[j])
+		q, r := f.apply(c), pred.apply(c)
 		pos = append(pos, max(0, math.Hypot(q.X-r.X, q.Y-r.Y)-tol)/d)
-		ang = append(ang, math.Abs(math.Remainder(f.theta-g.pred.theta, 2*math.Pi))/d)
+		ang = append(ang, math.Abs(math.Remainder(f.theta-pred.theta, 2*math.Pi))/d)
 	}
 	if len(pos) < MinDriftPairs {
 		return 0, 0, len(pos)
