@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clearmatch/clearmatch/compare"
 	"github.com/clearmatch/clearmatch/export"
 	"github.com/clearmatch/clearmatch/internal/terminal"
 	"github.com/clearmatch/clearmatch/pipeline"
@@ -221,4 +222,12 @@ func (p *jsonProgress) Status(stage string, done, total int, detail string) {
 
 func (p *jsonProgress) Stage(name string) func(done, total int) {
 	return func(done, total int) { p.Update(name, done, total) }
+}
+
+// AddFigures adds each figure to files as NAME.png and NAME.svg.
+func AddFigures(files map[string][]byte, figs []compare.Figure) {
+	for _, f := range figs {
+		files[f.Name+".png"] = f.PNG
+		files[f.Name+".svg"] = f.SVG
+	}
 }
