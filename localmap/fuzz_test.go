@@ -51,3 +51,27 @@ func FuzzReadLog(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadReference: any file reads as time-ordered positions or fails
+// with an error naming it; never a panic.
+func FuzzReadReference(f *testing.F) {
+	f.Add("0 1 2\n1 2 3\n")
+	f.Add("time,x,y\n0,NaN,1\n")
+	f.Add("2 0 0\n1 0 0\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		p := filepath.Join(t.TempDir(), "gps.csv")
+		os.WriteFile(p, []byte(data), 0o644)
+		fixes, err := ReadReference(p)
+		if err != nil {
+			if !strings.Contains(err.Error(), p) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		for k := 1; k < len(fixes); k++ {
+			if fixes[k].T < fixes[k-1].T {
+				t.Fatalf("times decrease: %v", fixes)
+			}
+		}
+	})
+}

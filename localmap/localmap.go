@@ -64,8 +64,11 @@ type Set struct {
 	// map; nil when not known.
 	Poses []Pose
 	// Trajectory is the dead-reckoned path of a robot log (odometry
-	// frame), for drawing; nil for maps read from a file.
-	Trajectory []Pose
+	// frame); nil for maps read from a file. TrajectoryTimes holds each
+	// of its poses' time and Times each map's start time (s), for logs.
+	Trajectory      []Pose
+	TrajectoryTimes []float64
+	Times           []float64
 	// ThreeD reports that the landmarks have a z coordinate.
 	ThreeD bool
 	// MergeRadius is the radius FromLog merged sightings within, metres.

@@ -26,11 +26,14 @@ type Detection struct {
 	line              int
 }
 
-// Log is a robot's run: odometry and detections, each in time order.
+// Log is a robot's run: odometry and detections, each in time order,
+// and, when known, positions measured apart from them (Reference: GPS,
+// or the true path of a simulated run).
 type Log struct {
 	Odometry       []Reading
 	Detections     []Detection
 	DetectionsFile string
+	Reference      []Fix
 }
 
 // The files ReadLog looks for in a folder, in order.
@@ -349,7 +352,7 @@ func FromLog(l *Log, o LogOptions) (*Set, error) {
 	if err := s.add(cur, l.DetectionsFile, o); err != nil {
 		return nil, err
 	}
-	s.Trajectory, s.MergeRadius = dr.path, o.MergeRadius
+	s.Trajectory, s.TrajectoryTimes, s.MergeRadius = dr.path, dr.times, o.MergeRadius
 	return s, nil
 }
 
@@ -423,6 +426,7 @@ func (s *Set) add(w *window, file string, o LogOptions) error {
 	}
 	s.Maps = append(s.Maps, m)
 	s.Poses = append(s.Poses, w.pose)
+	s.Times = append(s.Times, w.start)
 	return nil
 }
 
@@ -446,6 +450,7 @@ type deadReckoning struct {
 	u      Reading // the reading in effect
 	pose   Pose
 	path   []Pose
+	times  []float64
 	begun  bool
 }
 
@@ -463,7 +468,7 @@ func (d *deadReckoning) at(t float64) Pose {
 		d.u = r
 		d.next++
 		if d.next%10 == 0 {
-			d.path = append(d.path, d.pose)
+			d.path, d.times = append(d.path, d.pose), append(d.times, d.t)
 		}
 	}
 	d.advance(t)
@@ -480,7 +485,7 @@ func (d *deadReckoning) advance(t float64) {
 // WriteLog writes l into dir in ReadLog's format: odometry.csv (time,
 // then the two inputs) and detections.csv (time, range, bearing, and
 // truth when any detection has one: read it with columns
-// "time,range,bearing,truth").
+// "time,range,bearing,truth"), and gps.csv when l has a Reference.
 func WriteLog(dir string, l *Log) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	var odo, det strings.Builder
@@ -506,6 +511,11 @@ func WriteLog(dir string, l *Log) error {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "odometry.csv"), []byte(odo.String()), 0o644); err != nil {
 		return err
+	}
+	if l.Reference != nil {
+		if err := os.WriteFile(filepath.Join(dir, ReferenceFiles[0]), formatReference(l.Reference), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(filepath.Join(dir, "detections.csv"), []byte(det.String()), 0o644)
 }

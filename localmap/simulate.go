@@ -63,7 +63,8 @@ func (c *SimConfig) defaults() {
 // gently, each scan detects the landmarks in range (some missed, some
 // false detections added), and the odometry drifts. Every detection
 // carries its true identity: the landmark's index, or "spurious-N" for a
-// false one (never seen twice).
+// false one (never seen twice). The log's Reference is the true path at
+// every scan, in the odometry's frame.
 func Simulate(c SimConfig) (*Log, error) {
 	c.defaults()
 	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) || c.Radius < 0 || c.Margin < 0 ||
@@ -96,6 +97,7 @@ func Simulate(c SimConfig) (*Log, error) {
 		if k%every != 0 {
 			continue
 		}
+		l.Reference = append(l.Reference, Fix{T: t, X: truth[k].X, Y: truth[k].Y})
 		l.Detections = append(l.Detections, scan(rng, &c, t, truth[k], marks, len(l.Detections))...)
 	}
 	return l, nil
