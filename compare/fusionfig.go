@@ -16,8 +16,14 @@ import (
 // everything in the odometry frame (metres).
 type FusionMap struct {
 	Title string
-	// Trajectory is the robot's dead-reckoned path (may be empty).
-	Trajectory [][2]float64
+	// Trajectory is the robot's path (may be empty), TrajectoryLabel
+	// its legend ("trajectory (odometry)" when empty).
+	Trajectory      [][2]float64
+	TrajectoryLabel string
+	// Reference are positions measured apart (GPS) in the figure's
+	// frame, drawn in green; ReferenceLabel names them.
+	Reference      [][2]float64
+	ReferenceLabel string
 	// Observations are every input landmark; Fused the fused landmarks.
 	Observations, Fused [][2]float64
 	// Truth, when not nil, is each observation's true identity: the
@@ -35,8 +41,9 @@ type FusionMap struct {
 }
 
 // FusionMapFigure draws m with a legend: the trajectory in blue, the
-// observations in grey (or coloured by truth), the fused landmarks in
-// black, wrong pairs in red, far pairs in orange.
+// reference positions in green, the observations in grey (or coloured by
+// truth), the fused landmarks in black, wrong pairs in red, far pairs in
+// orange.
 func FusionMapFigure(name string, m FusionMap) (Figure, error) {
 	p := plot.New()
 	p.Title.Text = m.Title
@@ -49,7 +56,20 @@ func FusionMapFigure(name string, m FusionMap) (Figure, error) {
 		}
 		l.LineStyle.Color, l.LineStyle.Width = color.NRGBA{0x2e, 0x6f, 0xd0, 0xff}, vg.Points(1)
 		p.Add(l)
-		p.Legend.Add("trajectory (odometry)", l)
+		label := m.TrajectoryLabel
+		if label == "" {
+			label = "trajectory (odometry)"
+		}
+		p.Legend.Add(label, l)
+	}
+	if len(m.Reference) > 0 {
+		s, err := plotter.NewScatter(xys(m.Reference))
+		if err != nil {
+			return Figure{}, err
+		}
+		s.GlyphStyle.Shape, s.GlyphStyle.Color, s.GlyphStyle.Radius = draw.CircleGlyph{}, color.NRGBA{0x2c, 0xa0, 0x2c, 0xff}, vg.Points(0.8)
+		p.Add(s)
+		p.Legend.Add(m.ReferenceLabel, s)
 	}
 	for _, set := range []struct {
 		pairs [][2][2]float64

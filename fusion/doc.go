@@ -18,11 +18,20 @@
 //     component, as the paper does); clusters smaller than MinCluster
 //     dropped (the paper's post-processing); each cluster fused into one
 //     landmark placed in the odometry frame.
-//  3. Score: definite negatives and potential positives (an associated pair
-//     farther apart than a distance in the odometry frame is a definite
-//     negative), and precision, recall and F1 when the maps carry a true
-//     identity.
+//  3. Optimize: the map poses and fused landmarks as one least-squares
+//     problem (PoseGraph: odometry between consecutive maps, every kept
+//     observation of its fused landmark), solved by Levenberg–Marquardt
+//     with the landmarks eliminated by the Schur complement and a robust
+//     kernel (graduated non-convexity by default), so that the trajectory
+//     and the map agree; PoseGraph.WriteG2O hands the same problem to g2o
+//     or GTSAM.
+//  4. Score: definite negatives and potential positives (an associated pair
+//     farther apart than a distance in a frame is a definite negative: the
+//     paper's protocol uses the odometry frame, where drift makes right
+//     pairs far too; the optimized frame is the one a map user has),
+//     precision, recall and F1 when the maps carry a true identity, and the
+//     trajectory against reference positions (GPS) when a log has them.
 //
-// WriteG2O hands the fused map to a SLAM back-end. Everything is pure Go
+// Everything is pure Go
 // and deterministic for the same input and options on any number of cores.
 package fusion

@@ -53,6 +53,8 @@ Example:
 // fuseOptions are fuse's flags.
 type fuseOptions struct {
 	out, poses, methods, motion, columns string
+	reference, kernel                    string
+	noise                                fusion.Noise
 	odometry, detections                 string
 	force                                bool
 	minCluster                           int
@@ -71,9 +73,13 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.StringVar(&o.methods, "methods", "clear", "methods, comma separated, the first one's association written: clear, "+strings.Join(multiway.Methods[1:], ", ")+", baseline (the pairings' connected components), or all; NAME+merge joins its clusters that pairings link where no map would hold two of a cluster's landmarks")
 		fs.IntVar(&o.minCluster, "min-cluster", fusion.DefaultMinCluster, "drop clusters of fewer observations (the paper's post-processing; 1 keeps every one)")
 		fs.Float64Var(&o.dnDistance, "dn-distance", fusion.DefaultDNDistance, "metres: an associated pair farther apart in the odometry frame is a definite negative")
+		fs.StringVar(&o.reference, "gps", "", "CSV time,x,y: positions measured apart from the odometry, to score the optimized trajectory against (a log folder's gps.csv, .txt or .dat by default)")
 		fs.StringVar(&o.poses, "poses", "", "CSV map,x,y,theta: each map frame's pose in the odometry frame (needed for dn, pp and map.g2o; a log gives its own)")
 		fs.IntVar(&o.assoc.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
 		fs.Uint64Var(&o.seed, "seed", 1, "seed of the randomized methods")
+	})
+	fs.Group("Optimization", func(fs *flag.FlagSet) {
+		fs.StringVar(&o.kernel, "kernel", string(fusion.DefaultKernel), "robust loss on the observations: gnc (graduated Geman–McClure: drops a wrong association's pull) or huber")
 	})
 	fs.Group("Robot log", func(fs *flag.FlagSet) {
 		fs.Float64Var(&o.log.Window, "window", 20, "seconds of the run in each local map")
@@ -185,6 +191,9 @@ func (o *fuseOptions) check(inputs []string) error {
 	case o.log.MergeRadius < 0 || !cmdline.Finite(o.log.MergeRadius) || !cmdline.Finite(o.log.BearingAhead):
 		return cmdline.Usagef("-merge-radius %v: want 0 or more metres", o.log.MergeRadius)
 	}
+	if _, err := cmdline.OneOf("-kernel", o.kernel, map[string]bool{string(fusion.GNC): true, string(fusion.Huber): true}); err != nil {
+		return err
+	}
 	switch o.motion {
 	case "unicycle":
 		o.log.Motion = localmap.Unicycle{}
@@ -225,6 +234,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	ref, err := o.readReference(inputs[0], fromLog)
+	if err != nil {
+		return err
+	}
 	stage, err := cmdline.NewStage(o.out, o.force)
 	if err != nil {
 		return err
@@ -261,9 +274,29 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "poses    none given: each map placed by the association's motions (%s)\n", cmdline.Plural(groups, "group"))
 	}
 	files := map[string][]byte{}
-	recs, err := o.runMethods(ctx, s, placed, p, files, pr)
+	recs, results, err := o.runMethods(ctx, s, p, pr)
 	if err != nil {
 		return err
+	}
+	fused := fusion.Fuse(placed, results[0])
+	o.noise = fusion.EstimateNoise(s, a)
+	if s.Poses == nil {
+		o.noise.Drift = 0 // poses placed by the association are no odometry
+	}
+	g, err := fusion.NewPoseGraph(placed, results[0], fused, o.noise)
+	if err != nil {
+		return err
+	}
+	if err := writeFused(files, placed, s.Poses != nil, results[0], fused, g, o.dnDistance); err != nil {
+		return err
+	}
+	if err := o.optimize(ctx, files, placed, s.Poses != nil, g, fused, ref, recs, results, stderr); err != nil {
+		return err
+	}
+	if s.Poses != nil {
+		if err := addFrequencyFigure(files, recs, s); err != nil {
+			return err
+		}
 	}
 	for k := range recs {
 		recs[k].Maps, recs[k].Landmarks, recs[k].Pairings, recs[k].Tolerance, recs[k].AssociationSeconds = len(s.Maps), s.Landmarks(), len(a.Pairings), a.Tolerance, assocSeconds
@@ -286,7 +319,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	printFuseTable(stdout, recs)
-	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv and .json, fused-map.png, map.g2o)\n", o.out)
+	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv and .json, fused-map.png, map.g2o, optimized-*)\n", o.out)
 	return nil
 }
 
@@ -359,39 +392,44 @@ type fuseRecord struct {
 	Drift              *float64 `json:"drift_m_per_m"`
 	TurnDrift          *float64 `json:"turn_drift_rad_per_m"`
 	AssociationSeconds float64  `json:"association_seconds"`
+	// Optimized are dn, pp and pbar in the optimized frame (the first
+	// method's map optimized), null as dn or when not optimized.
+	Optimized *frameScores `json:"optimized"`
+	// The optimization of the first method's map, shared by every record.
+	OptimizeSeconds    *float64          `json:"optimize_seconds"`
+	OdometryPathError  *fusion.PathError `json:"odometry_path_error"`
+	OptimizedPathError *fusion.PathError `json:"optimized_path_error"`
 }
 
-// runMethods runs every method, scores it, and writes the first one's
-// association, fused landmarks and g2o file into files.
-func (o *fuseOptions) runMethods(ctx context.Context, s, placed *localmap.Set, p *clear.Problem, files map[string][]byte, pr *cmdline.Progress) ([]fuseRecord, error) {
+// frameScores are the DN, PP and P̄ of fusion.Scores in another frame.
+type frameScores struct {
+	DN   *int64   `json:"dn"`
+	PP   *int64   `json:"pp"`
+	PBar *float64 `json:"pbar"`
+}
+
+// runMethods runs every method and scores it; the first one must not be
+// skipped.
+func (o *fuseOptions) runMethods(ctx context.Context, s *localmap.Set, p *clear.Problem, pr *cmdline.Progress) ([]fuseRecord, []*fusion.Result, error) {
 	var recs []fuseRecord
+	var results []*fusion.Result
 	for k, m := range o.methodList {
 		status := func(done, total int) { pr.Status("fuse", done, total, m) }
 		r, err := fusion.Run(ctx, m, p, fusion.Options{MinCluster: o.minCluster, Seed: o.seed, Progress: status})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rec := fuseRecord{Method: m, MinCluster: o.minCluster, Seconds: r.Seconds, Clusters: r.Clusters, Skipped: r.Skipped}
 		if r.Skipped == "" {
 			rec.Scores = fusion.Score(s, r, o.dnDistance)
 			rec.FusedLandmarks = r.Clusters
 		}
-		recs = append(recs, rec)
 		if k == 0 && r.Skipped != "" {
-			return nil, fmt.Errorf("%s: %s", m, r.Skipped)
+			return nil, nil, fmt.Errorf("%s: %s", m, r.Skipped)
 		}
-		if k == 0 {
-			if err := writeFused(files, placed, s.Poses != nil, r, o.dnDistance); err != nil {
-				return nil, err
-			}
-		}
+		recs, results = append(recs, rec), append(results, r)
 	}
-	if s.Poses != nil {
-		if err := addFrequencyFigure(files, recs, s); err != nil {
-			return nil, err
-		}
-	}
-	return recs, nil
+	return recs, results, nil
 }
 
 // addFrequencyFigure draws P̄ against frequency for the methods that ran.
@@ -413,38 +451,27 @@ func addFrequencyFigure(files map[string][]byte, recs []fuseRecord, s *localmap.
 	return nil
 }
 
-// writeFused adds the first method's association, fused landmarks and,
-// with poses, its g2o file to files; scored says the poses were given
-// (odometry), not placed by the association.
-func writeFused(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, dnDistance float64) error {
-	fused := fusion.Fuse(s, r)
+// writeFused adds the first method's association, fused landmarks, map
+// figure and pose graph (map.g2o) to files; scored says the poses were
+// given (odometry), not placed by the association.
+func writeFused(files map[string][]byte, s *localmap.Set, scored bool, r *fusion.Result, fused []fusion.Landmark, g *fusion.PoseGraph, dnDistance float64) error {
 	if err := addMapFigure(files, s, scored, r, fused, dnDistance); err != nil {
 		return err
 	}
-	var a, l, g bytes.Buffer
+	var a, l, j, gb bytes.Buffer
 	if err := fusion.WriteAssignment(&a, s, r); err != nil {
 		return err
 	}
 	if err := fusion.WriteLandmarks(&l, s, fused); err != nil {
 		return err
 	}
-	var j bytes.Buffer
 	if err := export.WriteJSON(&j, fused); err != nil {
 		return err
 	}
-	files["assignment.csv"], files["landmarks.csv"], files["landmarks.json"] = a.Bytes(), l.Bytes(), j.Bytes()
-	if s.Poses != nil {
-		info := fusion.DefaultG2OInformation
-		if !scored {
-			// Poses placed by the association are no odometry: the
-			// frames are tied by their landmarks alone.
-			info.OdometryXY, info.OdometryTheta = 0, 0
-		}
-		if err := fusion.WriteG2O(&g, s, r, fused, info); err != nil {
-			return err
-		}
-		files["map.g2o"] = g.Bytes()
+	if err := g.WriteG2O(&gb); err != nil {
+		return err
 	}
+	files["assignment.csv"], files["landmarks.csv"], files["landmarks.json"], files["map.g2o"] = a.Bytes(), l.Bytes(), j.Bytes(), gb.Bytes()
 	return nil
 }
 
@@ -467,7 +494,7 @@ func (o *fuseOptions) addInputs(files map[string][]byte, s *localmap.Set, fromLo
 
 // printFuseTable prints one line per method.
 func printFuseTable(w io.Writer, recs []fuseRecord) {
-	fmt.Fprintf(w, "%-12s %8s %8s %10s %9s %9s %7s %7s %9s\n", "method", "clusters", "DN", "PP", "P̄", "precision", "recall", "F1", "seconds")
+	fmt.Fprintf(w, "%-12s %8s %8s %10s %9s %9s %9s %7s %7s %9s\n", "method", "clusters", "DN", "PP", "P̄", "P̄ opt", "precision", "recall", "F1", "seconds")
 	num := func(v *float64, f string) string {
 		if v == nil {
 			return "-"
@@ -485,8 +512,12 @@ func printFuseTable(w io.Writer, recs []fuseRecord) {
 			fmt.Fprintf(w, "%-12s skipped: %s\n", r.Method, r.Skipped)
 			continue
 		}
-		fmt.Fprintf(w, "%-12s %8d %8s %10s %9s %9s %7s %7s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
-			num(r.PBar, "%.4f"), num(r.Precision, "%.4f"), num(r.Recall, "%.3f"), num(r.F1, "%.3f"), r.Seconds)
+		var opt *float64
+		if r.Optimized != nil {
+			opt = r.Optimized.PBar
+		}
+		fmt.Fprintf(w, "%-12s %8d %8s %10s %9s %9s %9s %7s %7s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
+			num(r.PBar, "%.4f"), num(opt, "%.4f"), num(r.Precision, "%.4f"), num(r.Recall, "%.3f"), num(r.F1, "%.3f"), r.Seconds)
 	}
 }
 

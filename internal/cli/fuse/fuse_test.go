@@ -82,7 +82,25 @@ func TestFuse(t *testing.T) {
 		if p, _ := r["precision"].(float64); p < 0.99 || r["dn"] == nil {
 			t.Errorf("%s: %v\n%s", name, r, stdout)
 		}
-		for _, f := range []string{"assignment.csv", "landmarks.csv", "map.g2o", "fused-map.png", "fused-map.svg", "pbar-frequency.png", "landmarks.json"} {
+		opt, _ := r["optimized"].(map[string]any)
+		if opt == nil || opt["pbar"] == nil || r["optimize_seconds"] == nil {
+			t.Errorf("%s: no optimized-frame scores: %v", name, r)
+		}
+		// The log folder holds the run's true path as gps.csv: the
+		// optimized trajectory is scored against it.
+		pe, _ := r["optimized_path_error"].(map[string]any)
+		if name == "log" {
+			if rms, _ := pe["rms_m"].(float64); pe == nil || !(rms < 0.5) || pe["fixes"].(float64) < 100 {
+				t.Errorf("log: optimized trajectory against the truth: %v\n%s", pe, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(out, "optimized-trajectory.csv")); err != nil {
+				t.Error(err)
+			}
+		} else if pe != nil {
+			t.Errorf("%s: a path error without reference positions: %v", name, pe)
+		}
+		for _, f := range []string{"assignment.csv", "landmarks.csv", "map.g2o", "fused-map.png", "fused-map.svg", "pbar-frequency.png", "landmarks.json",
+			"optimized-poses.csv", "optimized-landmarks.csv", "optimized-map.png"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
@@ -142,6 +160,10 @@ func TestFuseBadInput(t *testing.T) {
 		{"a log that does not say how to read it", []string{noManifest}, "say how to read it with -motion"},
 		{"half said", []string{noManifest, "-motion", "ackermann"}, "-bearing-ahead"},
 		{"a manifest with a wrong flag", []string{badManifest}, LogManifest + ": want fuse's flags"},
+		{"gps for maps without a trajectory", []string{maps, "-gps", write("gps.csv", "0 1 2\n")}, "-gps"},
+		{"gps out of order", []string{logDir, "-gps", write("late.csv", "time,x,y\n0,1,2\n5,1,2\n4,1,2\n")}, "late.csv:4: time 4"},
+		{"gps not numbers", []string{logDir, "-gps", write("words.csv", "0 1 2\n1 north 2\n")}, "words.csv:2"},
+		{"unknown kernel", []string{maps, "-kernel", "cauchy"}, "-kernel \"cauchy\""},
 	} {
 		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
 		code, _, stderr := runCmd(t, "", append(append([]string{"fuse"}, tc.args...), "-out", out)...)

@@ -1,0 +1,165 @@
+package fuse
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/clearmatch/clearmatch/compare"
+	"github.com/clearmatch/clearmatch/fusion"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// readReference reads -gps, or a log folder's reference file when there
+// is one (none otherwise).
+func (o *fuseOptions) readReference(input string, fromLog bool) ([]localmap.Fix, error) {
+	path := o.reference
+	if path != "" && !fromLog {
+		return nil, cmdline.Usagef("-gps %s: scoring a trajectory needs a robot log folder (a CSV of maps has no timed trajectory)", path)
+	}
+	if path == "" && fromLog {
+		p, err := localmap.FindFile(input, localmap.ReferenceFiles)
+		if err != nil {
+			return nil, nil // none: nothing to compare with
+		}
+		path = p
+	}
+	if path == "" {
+		return nil, nil
+	}
+	return localmap.ReadReference(path)
+}
+
+// optimization is the first method's map optimized.
+type optimization struct {
+	set   *localmap.Set // the maps at the optimized poses
+	fused []fusion.Landmark
+	path  []localmap.Pose // the trajectory moved with its maps
+	res   *fusion.Optimized
+}
+
+// optimize optimizes the pose graph g of the first method's map and adds
+// its poses, landmarks, trajectory and figure to files, the optimized
+// frame's DN, PP and P̄ of every method (scored: the poses are odometry)
+// and the trajectories' errors against ref to recs. A planar optimizer
+// skips 3-D maps, and a component too large for it is skipped with a
+// warning: the association's outputs stand without it.
+func (o *fuseOptions) optimize(ctx context.Context, files map[string][]byte, s *localmap.Set, scored bool, g *fusion.PoseGraph,
+	fused []fusion.Landmark, ref []localmap.Fix, recs []fuseRecord, results []*fusion.Result, stderr io.Writer) error {
+	if s.ThreeD {
+		fmt.Fprintf(stderr, "optimize skipped: the maps are 3-D and the optimizer planar\n")
+		return nil
+	}
+	t0 := time.Now()
+	res, err := fusion.Optimize(ctx, g, fusion.OptimizeOptions{Kernel: fusion.Kernel(o.kernel)})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "optimize skipped: %v\n", err)
+		return nil
+	}
+	secs := time.Since(t0).Seconds()
+	opt := &optimization{res: res, path: fusion.MoveTrajectory(s, res.Graph.Poses)}
+	at := *s
+	at.Poses = res.Graph.Poses
+	opt.set = &at
+	for _, l := range fused {
+		l.X, l.Y = res.Graph.Landmarks[l.Cluster][0], res.Graph.Landmarks[l.Cluster][1]
+		opt.fused = append(opt.fused, l)
+	}
+	odoNote := "no odometry"
+	if len(g.Odometry) > 0 {
+		odoNote = fmt.Sprintf("%d odometry edges (σ per metre %.4f m, %.5f rad)", len(g.Odometry), o.noise.Drift, o.noise.TurnDrift)
+	}
+	fmt.Fprintf(stderr, "optimize %d maps, %d landmarks, %d observations (σ %.3f m), %s: cost %.4g → %.4g, %s, %.2fs\n",
+		len(g.Poses), len(g.Landmarks), len(g.Observations), g.LandmarkSigma, odoNote, res.InitialCost, res.Cost,
+		cmdline.Plural(res.Iterations, "iteration"), secs)
+	for k := range recs {
+		recs[k].OptimizeSeconds = &secs
+		if scored && recs[k].Skipped == "" {
+			sc := fusion.Score(opt.set, results[k], o.dnDistance)
+			recs[k].Optimized = &frameScores{DN: sc.DN, PP: sc.PP, PBar: sc.PBar}
+		}
+	}
+	moved := o.comparePaths(s, opt, ref, recs, stderr)
+	if err := addOptimizedFiles(files, opt); err != nil {
+		return err
+	}
+	return addOptimizedFigure(files, opt, results[0], moved, o.dnDistance)
+}
+
+// comparePaths scores the odometry's and the optimized trajectory against
+// ref into recs, and returns ref moved into the optimized frame.
+func (o *fuseOptions) comparePaths(s *localmap.Set, opt *optimization, ref []localmap.Fix, recs []fuseRecord, stderr io.Writer) [][2]float64 {
+	if ref == nil || opt.path == nil {
+		return nil
+	}
+	odo, _, ok1 := fusion.CompareReference(s.Trajectory, s.TrajectoryTimes, ref)
+	got, moved, ok2 := fusion.CompareReference(opt.path, s.TrajectoryTimes, ref)
+	if !ok1 || !ok2 {
+		fmt.Fprintf(stderr, "gps      fewer than 3 reference positions within the run: not compared\n")
+		return nil
+	}
+	for k := range recs {
+		recs[k].OdometryPathError, recs[k].OptimizedPathError = &odo, &got
+	}
+	fmt.Fprintf(stderr, "gps      trajectory against %d reference positions (best rigid fit): odometry RMS %.2f m, median %.2f m, max %.2f m; optimized RMS %.2f m, median %.2f m, max %.2f m\n",
+		got.Fixes, odo.RMS, odo.Median, odo.Max, got.RMS, got.Median, got.Max)
+	return moved
+}
+
+// addOptimizedFiles writes the optimized poses, landmarks and trajectory.
+func addOptimizedFiles(files map[string][]byte, opt *optimization) error {
+	var p, l bytes.Buffer
+	if err := localmap.WritePoses(&p, opt.set); err != nil {
+		return err
+	}
+	if err := fusion.WriteLandmarks(&l, opt.set, opt.fused); err != nil {
+		return err
+	}
+	files["optimized-poses.csv"], files["optimized-landmarks.csv"] = p.Bytes(), l.Bytes()
+	if opt.path != nil {
+		var t bytes.Buffer
+		f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+		t.WriteString("time,x,y,theta\n")
+		for i, q := range opt.path {
+			t.WriteString(f(opt.set.TrajectoryTimes[i]) + "," + f(q.X) + "," + f(q.Y) + "," + strconv.FormatFloat(q.Theta, 'f', 6, 64) + "\n")
+		}
+		files["optimized-trajectory.csv"] = t.Bytes()
+	}
+	return nil
+}
+
+// addOptimizedFigure draws the optimized map: the trajectory moved with
+// its maps, the reference positions (GPS), the observations placed by the
+// optimized poses, the optimized landmarks, and wrong pairs (with a
+// truth) or pairs farther apart than dnDistance in this frame.
+func addOptimizedFigure(files map[string][]byte, opt *optimization, r *fusion.Result, ref [][2]float64, dnDistance float64) error {
+	s := opt.set
+	m := compare.FusionMap{Title: fmt.Sprintf("%s, optimized: %d landmarks from %d maps", r.Method, len(opt.fused), len(s.Maps)),
+		Observations: fusion.Positions(s), Truth: fusion.TruthLabels(s), TrajectoryLabel: "trajectory (optimized)",
+		Reference: ref, ReferenceLabel: "reference positions, GPS (rigidly fitted)"}
+	for _, p := range opt.path {
+		m.Trajectory = append(m.Trajectory, [2]float64{p.X, p.Y})
+	}
+	for _, l := range opt.fused {
+		m.Fused = append(m.Fused, [2]float64{l.X, l.Y})
+	}
+	if m.Truth != nil {
+		m.Wrong = fusion.Wrong(s, r, 20000)
+	} else {
+		m.Far = fusion.Negatives(s, r, dnDistance, 20000)
+		m.FarLabel = fmt.Sprintf("pairs over %g m apart after optimization", dnDistance)
+	}
+	f, err := compare.FusionMapFigure("optimized-map", m)
+	if err != nil {
+		return err
+	}
+	cmdline.AddFigures(files, []compare.Figure{f})
+	return nil
+}
