@@ -1,8 +1,11 @@
 #!/bin/bash
 # bench-fuse.sh: the map-fusion tables of docs/benchmarks.md.
-#   Victoria Park (20 s maps, Ackermann odometry), every method;
+#   Victoria Park (20 s maps, Ackermann odometry), every method, and its
+#   optimized trajectory against gps.dat with either kernel;
 #   a simulated run (synth-landmarks, seeds 7-9, 3 s maps) with its truth,
 #   with and without the pose gate (-drift -1);
+#   a circling arena (seeds 1-3: 25 minutes at 0.3 m/s, a 60° camera of
+#   5 m, 30 s maps), the optimized trajectory against the true path;
 #   a sparse arena (seeds 1-3: 25 minutes at 0.3 m/s, a 60° camera of
 #   2.5 m, 30 s maps of about 7 landmarks), with and without the gate.
 # Usage: scripts/bench-fuse.sh [DATASETS]   (default ../shared/datasets)
@@ -12,14 +15,27 @@ cm=${CLEARMATCH:-./clearmatch}
 [ -x "$cm" ] || { echo "bench-fuse.sh: $cm: build it first (make build) or set CLEARMATCH" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The optimizer's lines of fuse's console (stderr).
+optimizer() { grep -E '^(optimize|gps) ' "$1" || true; }
 echo "## Victoria Park, 20 s maps"
-"$cm" fuse "$data/victoria-park" -motion ackermann -bearing-ahead 1.5708 -methods all -out "$work/vp" 2>/dev/null
+"$cm" fuse "$data/victoria-park" -motion ackermann -bearing-ahead 1.5708 -methods all -out "$work/vp" 2>"$work/vp.err"
+optimizer "$work/vp.err"
+echo "## Victoria Park, 20 s maps, -kernel huber"
+"$cm" fuse "$data/victoria-park" -motion ackermann -bearing-ahead 1.5708 -kernel huber -out "$work/vph" 2>"$work/vph.err" > /dev/null
+optimizer "$work/vph.err"
 for seed in 7 8 9; do
 	echo "## simulated run, seed $seed, 3 s maps"
 	"$cm" synth-landmarks -seed "$seed" -out "$work/sim$seed" > /dev/null
-	"$cm" fuse "$work/sim$seed" -columns time,range,bearing,truth -window 3 -methods clear,baseline,quickmatch,spectral,matcheig -out "$work/fused$seed" 2>/dev/null
+	"$cm" fuse "$work/sim$seed" -columns time,range,bearing,truth -window 3 -methods clear,baseline,quickmatch,spectral,matcheig -out "$work/fused$seed" 2>"$work/sim$seed.err"
+	optimizer "$work/sim$seed.err"
 	echo "## simulated run, seed $seed, 3 s maps, without the pose gate (-drift -1)"
 	"$cm" fuse "$work/sim$seed" -columns time,range,bearing,truth -window 3 -methods clear -drift -1 -out "$work/nogate$seed" 2>/dev/null
+done
+for seed in 1 2 3; do
+	echo "## circling arena, seed $seed, 30 s maps"
+	"$cm" synth-landmarks -seed "$seed" -duration 1500 -speed 0.3 -range 5 -fov 60 -spacing 1.5 -radius 2 -margin 1 -out "$work/circle$seed" > /dev/null
+	"$cm" fuse "$work/circle$seed" -window 30 -skip-empty -out "$work/circlefused$seed" 2>"$work/circle$seed.err"
+	optimizer "$work/circle$seed.err"
 done
 for seed in 1 2 3; do
 	"$cm" synth-landmarks -seed "$seed" -duration 1500 -speed 0.3 -range 2.5 -fov 60 -spacing 1.5 -radius 2 -margin 1 -miss 0.7 -spurious 1e-9 -out "$work/arena$seed" > /dev/null

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -319,7 +320,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	printFuseTable(stdout, recs)
-	fmt.Fprintf(stdout, "output: %s (report.json, assignment.csv, landmarks.csv and .json, fused-map.png, map.g2o, optimized-*)\n", o.out)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		if !strings.HasSuffix(n, ".svg") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	fmt.Fprintf(stdout, "output: %s (%s, and the figures as .svg)\n", o.out, strings.Join(names, ", "))
 	return nil
 }
 
