@@ -34,17 +34,23 @@ Fuses landmark maps into one with CLEAR, the CLEAR paper's map-fusion
 experiment: the landmarks of every two local maps are paired by geometric
 consistency alone (no descriptor, no global pose), CLEAR makes the pairings
 cycle consistent, clusters smaller than -min-cluster are dropped, and each
-cluster becomes one fused landmark.
+cluster becomes one fused landmark. The map poses and fused landmarks are
+then optimized together (odometry and observations, a robust kernel), the
+landmarks associated again where the optimized map puts them, and the map
+optimized once more (-reassociate).
 
 MAPS is a CSV of local maps (header map,landmark,x,y and optionally z,truth)
 or a robot log folder (odometry and range-bearing detections, cut into
 -window second maps). Writes into DIR:
-  report.json    one record per method: dn, pp, pbar (with poses), precision,
-                 recall, f1 (with truth), seconds, clusters, fused_landmarks
-  assignment.csv map,landmark,cluster for the first method
-  landmarks.csv, landmarks.json  the fused landmarks in the odometry frame
-  map.g2o        frames, fused landmarks, odometry and observation edges
-                 for g2o or GTSAM (with poses)
+  report.json    one record per method (and the first one +reassociated):
+                 dn, pp, pbar (with poses; in the odometry and the optimized
+                 frame), precision, recall, f1 (with truth), seconds,
+                 clusters, the trajectory against GPS (a log's gps.csv)
+  assignment.csv map,landmark,cluster of the map written (the first
+                 method's, reassociated)
+  landmarks.csv, landmarks.json  its fused landmarks in the odometry frame
+  optimized-*    poses, landmarks, trajectory and figure, optimized
+  map.g2o        the optimized problem for g2o or GTSAM
   maps.csv, poses.csv  the local maps and poses built from a log
 The manual (docs/fuse.md) describes the formats.
 
@@ -55,6 +61,7 @@ Example:
 type fuseOptions struct {
 	out, poses, methods, motion, columns string
 	reference, kernel                    string
+	reassociate                          bool
 	noise                                fusion.Noise
 	odometry, detections                 string
 	force                                bool
@@ -71,7 +78,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 	fs.Group("Output", func(fs *flag.FlagSet) {
 		fs.StringVar(&o.out, "out", "", "output directory (required)")
 		fs.BoolVar(&o.force, "force", false, "write into a non-empty output directory")
-		fs.StringVar(&o.methods, "methods", "clear", "methods, comma separated, the first one's association written: clear, "+strings.Join(multiway.Methods[1:], ", ")+", baseline (the pairings' connected components), or all; NAME+merge joins its clusters that pairings link where no map would hold two of a cluster's landmarks")
+		fs.StringVar(&o.methods, "methods", "clear", "methods, comma separated, the first one's map written: clear, "+strings.Join(multiway.Methods[1:], ", ")+", baseline (the pairings' connected components), or all; NAME+merge joins its clusters that pairings link where no map would hold two of a cluster's landmarks")
 		fs.IntVar(&o.minCluster, "min-cluster", fusion.DefaultMinCluster, "drop clusters of fewer observations (the paper's post-processing; 1 keeps every one)")
 		fs.Float64Var(&o.dnDistance, "dn-distance", fusion.DefaultDNDistance, "metres: an associated pair farther apart in the odometry frame is a definite negative")
 		fs.StringVar(&o.reference, "gps", "", "CSV time,x,y: positions measured apart from the odometry, to score the optimized trajectory against (a log folder's gps.csv, .txt or .dat by default)")
@@ -81,6 +88,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 	})
 	fs.Group("Optimization", func(fs *flag.FlagSet) {
 		fs.StringVar(&o.kernel, "kernel", string(fusion.DefaultKernel), "robust loss on the observations: gnc (graduated Geman–McClure: drops a wrong association's pull) or huber")
+		fs.BoolVar(&o.reassociate, "reassociate", true, "after optimizing, associate again where the optimized map puts the landmarks (within the tolerance, never two of a map's landmarks together) and optimize again: the map written, reported as METHOD"+fusion.ReassociatedSuffix)
 	})
 	fs.Group("Robot log", func(fs *flag.FlagSet) {
 		fs.Float64Var(&o.log.Window, "window", 20, "seconds of the run in each local map")
@@ -279,20 +287,21 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	fused := fusion.Fuse(placed, results[0])
 	o.noise = fusion.EstimateNoise(s, a)
 	if s.Poses == nil {
 		o.noise.Drift = 0 // poses placed by the association are no odometry
 	}
-	g, err := fusion.NewPoseGraph(placed, results[0], fused, o.noise)
+	final, err := o.fuseFirst(ctx, s, placed, a.Tolerance, &recs, &results, stderr)
 	if err != nil {
 		return err
 	}
-	if err := writeFused(files, placed, s.Poses != nil, results[0], fused, g, o.dnDistance); err != nil {
+	if err := writeFused(files, placed, s.Poses != nil, final.result, final.fused, final.graph, o.dnDistance); err != nil {
 		return err
 	}
-	if err := o.optimize(ctx, files, placed, s.Poses != nil, g, fused, ref, recs, results, stderr); err != nil {
-		return err
+	if final.opt != nil {
+		if err := o.addOptimized(files, placed, s.Poses != nil, final, ref, recs, results, stderr); err != nil {
+			return err
+		}
 	}
 	if s.Poses != nil {
 		if err := addFrequencyFigure(files, recs, s); err != nil {
@@ -502,7 +511,7 @@ func (o *fuseOptions) addInputs(files map[string][]byte, s *localmap.Set, fromLo
 
 // printFuseTable prints one line per method.
 func printFuseTable(w io.Writer, recs []fuseRecord) {
-	fmt.Fprintf(w, "%-12s %8s %8s %10s %9s %9s %9s %7s %7s %9s\n", "method", "clusters", "DN", "PP", "P̄", "P̄ opt", "precision", "recall", "F1", "seconds")
+	fmt.Fprintf(w, "%-20s %8s %8s %10s %9s %9s %9s %7s %7s %9s\n", "method", "clusters", "DN", "PP", "P̄", "P̄ opt", "precision", "recall", "F1", "seconds")
 	num := func(v *float64, f string) string {
 		if v == nil {
 			return "-"
@@ -517,14 +526,14 @@ func printFuseTable(w io.Writer, recs []fuseRecord) {
 	}
 	for _, r := range recs {
 		if r.Skipped != "" {
-			fmt.Fprintf(w, "%-12s skipped: %s\n", r.Method, r.Skipped)
+			fmt.Fprintf(w, "%-20s skipped: %s\n", r.Method, r.Skipped)
 			continue
 		}
 		var opt *float64
 		if r.Optimized != nil {
 			opt = r.Optimized.PBar
 		}
-		fmt.Fprintf(w, "%-12s %8d %8s %10s %9s %9s %9s %7s %7s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
+		fmt.Fprintf(w, "%-20s %8d %8s %10s %9s %9s %9s %7s %7s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
 			num(r.PBar, "%.4f"), num(opt, "%.4f"), num(r.Precision, "%.4f"), num(r.Recall, "%.3f"), num(r.F1, "%.3f"), r.Seconds)
 	}
 }

@@ -82,6 +82,11 @@ func TestFuse(t *testing.T) {
 		if p, _ := r["precision"].(float64); p < 0.99 || r["dn"] == nil {
 			t.Errorf("%s: %v\n%s", name, r, stdout)
 		}
+		// The map associated again in the optimized frame: as precise,
+		// more complete.
+		if re := recs[1]; re["method"] != "clear+reassociated" || re["precision"].(float64) < 0.99 || re["recall"].(float64) <= r["recall"].(float64) {
+			t.Errorf("%s: reassociated %v, clear %v", name, re, r)
+		}
 		opt, _ := r["optimized"].(map[string]any)
 		if opt == nil || opt["pbar"] == nil || r["optimize_seconds"] == nil {
 			t.Errorf("%s: no optimized-frame scores: %v", name, r)

@@ -34,53 +34,99 @@ func (o *fuseOptions) readReference(input string, fromLog bool) ([]localmap.Fix,
 	return localmap.ReadReference(path)
 }
 
-// optimization is the first method's map optimized.
+// fusedMap is a method's map: its clusters, their landmarks in the
+// odometry frame, its pose graph and, when the optimizer ran, the graph
+// optimized and the optimizer's time.
+type fusedMap struct {
+	result  *fusion.Result
+	fused   []fusion.Landmark
+	graph   *fusion.PoseGraph
+	opt     *fusion.Optimized
+	seconds float64
+}
+
+// newFusedMap builds r's map on s and optimizes it. A planar optimizer
+// skips 3-D maps, and a component too large for it is skipped with a
+// warning: the association's map stands without it.
+func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusion.Result, stderr io.Writer) (*fusedMap, error) {
+	m := &fusedMap{result: r, fused: fusion.Fuse(s, r)}
+	var err error
+	if m.graph, err = fusion.NewPoseGraph(s, r, m.fused, o.noise); err != nil {
+		return nil, err
+	}
+	if s.ThreeD {
+		fmt.Fprintf(stderr, "optimize skipped: the maps are 3-D and the optimizer planar\n")
+		return m, nil
+	}
+	t0 := time.Now()
+	res, err := fusion.Optimize(ctx, m.graph, fusion.OptimizeOptions{Kernel: fusion.Kernel(o.kernel)})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "optimize skipped: %v\n", err)
+		return m, nil
+	}
+	m.opt, m.seconds = res, time.Since(t0).Seconds()
+	g := m.graph
+	odometry := "no odometry"
+	if len(g.Odometry) > 0 {
+		odometry = fmt.Sprintf("%d odometry edges (σ per metre %.4f m, %.5f rad)", len(g.Odometry), o.noise.Drift, o.noise.TurnDrift)
+	}
+	fmt.Fprintf(stderr, "optimize %s: %d maps, %d landmarks, %d observations (σ %.3f m), %s: cost %.4g → %.4g, %s, %.2fs\n",
+		r.Method, len(g.Poses), len(g.Landmarks), len(g.Observations), g.LandmarkSigma, odometry, res.InitialCost, res.Cost,
+		cmdline.Plural(res.Iterations, "iteration"), m.seconds)
+	return m, nil
+}
+
+// fuseFirst is the map fuse writes: the first method's, optimized, then
+// (-reassociate) associated again in the optimized frame within tol and
+// optimized again; that map's record (METHOD+reassociated, scored on s,
+// the maps as given) joins recs and results after the first.
+func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, tol float64, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (*fusedMap, error) {
+	m, err := o.newFusedMap(ctx, placed, (*results)[0], stderr)
+	if err != nil || m.opt == nil || !o.reassociate {
+		return m, err
+	}
+	t0 := time.Now()
+	r := fusion.Reassociate(placed, m.result, m.opt.Graph.Poses, m.opt.Graph.Landmarks, tol, o.minCluster)
+	r.Method, r.Seconds = m.result.Method+fusion.ReassociatedSuffix, time.Since(t0).Seconds()
+	fmt.Fprintf(stderr, "reassociate in the optimized frame, within %.2f m: %d clusters → %d\n", tol, m.result.Clusters, r.Clusters)
+	again, err := o.newFusedMap(ctx, placed, r, stderr)
+	if err != nil || again.opt == nil {
+		return m, err
+	}
+	rec := fuseRecord{Method: r.Method, MinCluster: o.minCluster, Scores: fusion.Score(s, r, o.dnDistance), Seconds: r.Seconds,
+		Clusters: r.Clusters, FusedLandmarks: r.Clusters}
+	*recs = append((*recs)[:1], append([]fuseRecord{rec}, (*recs)[1:]...)...)
+	*results = append((*results)[:1], append([]*fusion.Result{r}, (*results)[1:]...)...)
+	again.seconds += m.seconds
+	return again, nil
+}
+
+// optimization is the written map in the optimized frame.
 type optimization struct {
 	set   *localmap.Set // the maps at the optimized poses
 	fused []fusion.Landmark
 	path  []localmap.Pose // the trajectory moved with its maps
-	res   *fusion.Optimized
 }
 
-// optimize optimizes the pose graph g of the first method's map and adds
-// its poses, landmarks, trajectory and figure to files, the optimized
-// frame's DN, PP and P̄ of every method (scored: the poses are odometry)
-// and the trajectories' errors against ref to recs. A planar optimizer
-// skips 3-D maps, and a component too large for it is skipped with a
-// warning: the association's outputs stand without it.
-func (o *fuseOptions) optimize(ctx context.Context, files map[string][]byte, s *localmap.Set, scored bool, g *fusion.PoseGraph,
-	fused []fusion.Landmark, ref []localmap.Fix, recs []fuseRecord, results []*fusion.Result, stderr io.Writer) error {
-	if s.ThreeD {
-		fmt.Fprintf(stderr, "optimize skipped: the maps are 3-D and the optimizer planar\n")
-		return nil
-	}
-	t0 := time.Now()
-	res, err := fusion.Optimize(ctx, g, fusion.OptimizeOptions{Kernel: fusion.Kernel(o.kernel)})
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "optimize skipped: %v\n", err)
-		return nil
-	}
-	secs := time.Since(t0).Seconds()
-	opt := &optimization{res: res, path: fusion.MoveTrajectory(s, res.Graph.Poses)}
+// addOptimized adds the optimized map m's poses, landmarks, trajectory
+// and figure to files, every method's DN, PP and P̄ in its frame (scored:
+// the poses are odometry) and the trajectories' errors against ref to
+// recs.
+func (o *fuseOptions) addOptimized(files map[string][]byte, s *localmap.Set, scored bool, m *fusedMap, ref []localmap.Fix, recs []fuseRecord, results []*fusion.Result, stderr io.Writer) error {
+	res := m.opt
+	opt := &optimization{path: fusion.MoveTrajectory(s, res.Graph.Poses)}
 	at := *s
 	at.Poses = res.Graph.Poses
 	opt.set = &at
-	for _, l := range fused {
+	for _, l := range m.fused {
 		l.X, l.Y = res.Graph.Landmarks[l.Cluster][0], res.Graph.Landmarks[l.Cluster][1]
 		opt.fused = append(opt.fused, l)
 	}
-	odoNote := "no odometry"
-	if len(g.Odometry) > 0 {
-		odoNote = fmt.Sprintf("%d odometry edges (σ per metre %.4f m, %.5f rad)", len(g.Odometry), o.noise.Drift, o.noise.TurnDrift)
-	}
-	fmt.Fprintf(stderr, "optimize %d maps, %d landmarks, %d observations (σ %.3f m), %s: cost %.4g → %.4g, %s, %.2fs\n",
-		len(g.Poses), len(g.Landmarks), len(g.Observations), g.LandmarkSigma, odoNote, res.InitialCost, res.Cost,
-		cmdline.Plural(res.Iterations, "iteration"), secs)
 	for k := range recs {
-		recs[k].OptimizeSeconds = &secs
+		recs[k].OptimizeSeconds = &m.seconds
 		if scored && recs[k].Skipped == "" {
 			sc := fusion.Score(opt.set, results[k], o.dnDistance)
 			recs[k].Optimized = &frameScores{DN: sc.DN, PP: sc.PP, PBar: sc.PBar}
@@ -90,7 +136,7 @@ func (o *fuseOptions) optimize(ctx context.Context, files map[string][]byte, s *
 	if err := addOptimizedFiles(files, opt); err != nil {
 		return err
 	}
-	return addOptimizedFigure(files, opt, results[0], moved, o.dnDistance)
+	return addOptimizedFigure(files, opt, m.result, moved, o.dnDistance)
 }
 
 // comparePaths scores the odometry's and the optimized trajectory against

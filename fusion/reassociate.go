@@ -1,0 +1,221 @@
+package fusion
+
+import (
+	"math"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// ReassociatedSuffix after a method's name labels its map associated
+// again in the optimized frame (Reassociate).
+const ReassociatedSuffix = "+reassociated"
+
+// Reassociate associates again in an optimized frame: poses are the map
+// frames' optimized poses and marks each of r's clusters' optimized
+// position (Optimized.Graph's). An observation farther than radius from
+// its cluster's landmark leaves it (the optimized map disagrees with
+// it); two clusters whose landmarks lie within radius become one; an
+// observation in no cluster joins the nearest cluster within radius; the
+// observations still in none group by proximity within radius (single
+// linkage); each step closest first, and never so that a map holds two
+// observations of one cluster. Clusters smaller than minCluster are
+// dropped. The pairwise association judges each map pair alone and CLEAR
+// splits a landmark it sees through too few pairs; once the map is
+// optimized, its landmarks are where they are. The result is r's method,
+// its clusters renumbered.
+func Reassociate(s *localmap.Set, r *Result, poses []localmap.Pose, marks [][2]float64, radius float64, minCluster int) *Result {
+	obsMap := observationMaps(s)
+	at := Positions(&localmap.Set{Maps: s.Maps, Poses: poses})
+	cluster := append([]int(nil), r.Cluster...)
+	for g, c := range cluster {
+		if c >= 0 && math.Hypot(at[g][0]-marks[c][0], at[g][1]-marks[c][1]) > radius {
+			cluster[g] = -1 // the optimized map disagrees with it
+		}
+	}
+	root := make([]int, r.Clusters)
+	maps := make([]map[int]bool, r.Clusters)
+	for c := range root {
+		root[c], maps[c] = c, map[int]bool{}
+	}
+	for g, c := range cluster {
+		if c >= 0 {
+			maps[c][obsMap[g]] = true
+		}
+	}
+	find := func(c int) int {
+		for root[c] != c {
+			c = root[c]
+		}
+		return c
+	}
+	// Clusters near each other, closest first.
+	pts := make([]geom.Point, len(marks))
+	for c, m := range marks {
+		pts[c] = geom.Point{X: m[0], Y: m[1]}
+	}
+	grid := geom.NewGrid(pts, max(radius, 1e-6))
+	type near struct {
+		a, b int
+		d    float64
+	}
+	var cand []near
+	for a, p := range pts {
+		grid.Near(p.X, p.Y, radius, func(k int32) {
+			if b := int(k); b > a {
+				if d := math.Hypot(pts[b].X-p.X, pts[b].Y-p.Y); d <= radius {
+					cand = append(cand, near{a, b, d})
+				}
+			}
+		})
+	}
+	sort.Slice(cand, func(x, y int) bool {
+		if cand[x].d != cand[y].d {
+			return cand[x].d < cand[y].d
+		}
+		if cand[x].a != cand[y].a {
+			return cand[x].a < cand[y].a
+		}
+		return cand[x].b < cand[y].b
+	})
+	for _, n := range cand {
+		a, b := find(n.a), find(n.b)
+		if a == b || shareMap(maps[a], maps[b]) {
+			continue
+		}
+		a, b = min(a, b), max(a, b)
+		root[b] = a
+		for m := range maps[b] {
+			maps[a][m] = true
+		}
+	}
+	item := make([]int, len(cluster))
+	for g, c := range cluster {
+		item[g] = -1
+		if c >= 0 {
+			item[g] = find(c)
+		}
+	}
+	// Observations in no cluster, each to the nearest cluster within
+	// radius that its map is not in yet.
+	var lone []near
+	for g, c := range cluster {
+		if c >= 0 {
+			continue
+		}
+		grid.Near(at[g][0], at[g][1], radius, func(k int32) {
+			if d := math.Hypot(pts[k].X-at[g][0], pts[k].Y-at[g][1]); d <= radius {
+				lone = append(lone, near{g, int(k), d})
+			}
+		})
+	}
+	sort.Slice(lone, func(x, y int) bool {
+		if lone[x].d != lone[y].d {
+			return lone[x].d < lone[y].d
+		}
+		if lone[x].a != lone[y].a {
+			return lone[x].a < lone[y].a
+		}
+		return lone[x].b < lone[y].b
+	})
+	for _, n := range lone {
+		c := find(n.b)
+		if item[n.a] >= 0 || maps[c][obsMap[n.a]] {
+			continue
+		}
+		item[n.a] = c
+		maps[c][obsMap[n.a]] = true
+	}
+	clusterLone(item, at, obsMap, radius, r.Clusters)
+	out := &Result{Method: r.Method, Seconds: r.Seconds}
+	out.Cluster, out.Clusters = renumber(eval.MinTrack(item, minCluster))
+	return out
+}
+
+// clusterLone groups the observations still in no cluster (item −1) by
+// proximity at their positions at: the closest two first, single linkage,
+// never two observations of one map in a group. New groups are numbered
+// from next up.
+func clusterLone(item []int, at [][2]float64, obsMap []int, radius float64, next int) {
+	var idx []int
+	var pts []geom.Point
+	for g, c := range item {
+		if c < 0 {
+			idx, pts = append(idx, g), append(pts, geom.Point{X: at[g][0], Y: at[g][1]})
+		}
+	}
+	grid := geom.NewGrid(pts, max(radius, 1e-6))
+	type near struct {
+		a, b int
+		d    float64
+	}
+	var cand []near
+	for a, p := range pts {
+		grid.Near(p.X, p.Y, radius, func(k int32) {
+			if b := int(k); b > a && obsMap[idx[a]] != obsMap[idx[b]] {
+				if d := math.Hypot(pts[b].X-p.X, pts[b].Y-p.Y); d <= radius {
+					cand = append(cand, near{a, b, d})
+				}
+			}
+		})
+	}
+	sort.Slice(cand, func(x, y int) bool {
+		if cand[x].d != cand[y].d {
+			return cand[x].d < cand[y].d
+		}
+		if cand[x].a != cand[y].a {
+			return cand[x].a < cand[y].a
+		}
+		return cand[x].b < cand[y].b
+	})
+	root := make([]int, len(pts))
+	maps := make([]map[int]bool, len(pts))
+	for a := range root {
+		root[a], maps[a] = a, map[int]bool{obsMap[idx[a]]: true}
+	}
+	find := func(a int) int {
+		for root[a] != a {
+			a = root[a]
+		}
+		return a
+	}
+	for _, n := range cand {
+		a, b := find(n.a), find(n.b)
+		if a == b || shareMap(maps[a], maps[b]) {
+			continue
+		}
+		a, b = min(a, b), max(a, b)
+		root[b] = a
+		for m := range maps[b] {
+			maps[a][m] = true
+		}
+	}
+	for a := range pts {
+		item[idx[a]] = next + find(a)
+	}
+}
+
+// observationMaps is each observation's map (global indices).
+func observationMaps(s *localmap.Set) []int {
+	var out []int
+	for k, m := range s.Maps {
+		for range m.Landmarks {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func shareMap(a, b map[int]bool) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	for m := range a {
+		if b[m] {
+			return true
+		}
+	}
+	return false
+}
