@@ -55,8 +55,11 @@ type Optimized struct {
 	InitialCost, Cost float64
 	Iterations        int
 	// Components counts the groups of maps joined by odometry or shared
-	// landmarks: each keeps its first map where it was (the gauge).
+	// landmarks: each keeps its first map where it was (the gauge), and
+	// Component is each map's group. Groups share no frame: their
+	// relative placement is arbitrary.
 	Components int
+	Component  []int
 }
 
 // Optimize solves g's least-squares problem: every map pose and fused
@@ -87,8 +90,11 @@ func Optimize(ctx context.Context, g *PoseGraph, o OptimizeOptions) (*Optimized,
 	}
 	out := &PoseGraph{Poses: append([]localmap.Pose(nil), g.Poses...), Landmarks: append([][2]float64(nil), g.Landmarks...),
 		Odometry: g.Odometry, Observations: g.Observations, LandmarkSigma: g.LandmarkSigma}
-	res := &Optimized{Graph: out}
-	for _, maps := range g.components() {
+	res := &Optimized{Graph: out, Component: make([]int, len(g.Poses))}
+	for c, maps := range g.components() {
+		for _, m := range maps {
+			res.Component[m] = c
+		}
 		if len(maps) > o.MaxMaps {
 			return nil, fmt.Errorf("fusion: optimize: %d maps joined in one component, more than %d (its reduced system would take %d MB)", len(maps), o.MaxMaps, 72*len(maps)*len(maps)/1000000)
 		}

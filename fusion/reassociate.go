@@ -13,9 +13,9 @@ import (
 // again in the optimized frame (Reassociate).
 const ReassociatedSuffix = "+reassociated"
 
-// Reassociate associates again in an optimized frame: poses are the map
-// frames' optimized poses and marks each of r's clusters' optimized
-// position (Optimized.Graph's). An observation farther than radius from
+// Reassociate associates again in the frame opt optimized r's map into
+// (its poses and each of r's clusters' landmark), each component of opt
+// apart. An observation farther than radius from
 // its cluster's landmark leaves it (the optimized map disagrees with
 // it); two clusters whose landmarks lie within radius become one; an
 // observation in no cluster joins the nearest cluster within radius; the
@@ -26,8 +26,19 @@ const ReassociatedSuffix = "+reassociated"
 // splits a landmark it sees through too few pairs; once the map is
 // optimized, its landmarks are where they are. The result is r's method,
 // its clusters renumbered.
-func Reassociate(s *localmap.Set, r *Result, poses []localmap.Pose, marks [][2]float64, radius float64, minCluster int) *Result {
+func Reassociate(s *localmap.Set, r *Result, opt *Optimized, radius float64, minCluster int) *Result {
+	poses, marks := opt.Graph.Poses, opt.Graph.Landmarks
 	obsMap := observationMaps(s)
+	// apart: two clusters' maps that may not join (one map twice, two
+	// components, or an emptied cluster, whose frame is unknown).
+	apart := func(a, b map[int]bool) bool {
+		for m := range a {
+			for n := range b {
+				return opt.Component[m] != opt.Component[n] || shareMap(a, b)
+			}
+		}
+		return true
+	}
 	at := Positions(&localmap.Set{Maps: s.Maps, Poses: poses})
 	cluster := append([]int(nil), r.Cluster...)
 	for g, c := range cluster {
@@ -82,7 +93,7 @@ func Reassociate(s *localmap.Set, r *Result, poses []localmap.Pose, marks [][2]f
 	})
 	for _, n := range cand {
 		a, b := find(n.a), find(n.b)
-		if a == b || shareMap(maps[a], maps[b]) {
+		if a == b || apart(maps[a], maps[b]) {
 			continue
 		}
 		a, b = min(a, b), max(a, b)
@@ -122,13 +133,13 @@ func Reassociate(s *localmap.Set, r *Result, poses []localmap.Pose, marks [][2]f
 	})
 	for _, n := range lone {
 		c := find(n.b)
-		if item[n.a] >= 0 || maps[c][obsMap[n.a]] {
+		if item[n.a] >= 0 || apart(maps[c], map[int]bool{obsMap[n.a]: true}) {
 			continue
 		}
 		item[n.a] = c
 		maps[c][obsMap[n.a]] = true
 	}
-	clusterLone(item, at, obsMap, radius, r.Clusters)
+	clusterLone(item, at, obsMap, opt.Component, radius, r.Clusters)
 	out := &Result{Method: r.Method, Seconds: r.Seconds}
 	out.Cluster, out.Clusters = renumber(eval.MinTrack(item, minCluster))
 	return out
@@ -136,9 +147,10 @@ func Reassociate(s *localmap.Set, r *Result, poses []localmap.Pose, marks [][2]f
 
 // clusterLone groups the observations still in no cluster (item −1) by
 // proximity at their positions at: the closest two first, single linkage,
-// never two observations of one map in a group. New groups are numbered
-// from next up.
-func clusterLone(item []int, at [][2]float64, obsMap []int, radius float64, next int) {
+// never two observations of one map in a group, never maps of two
+// components (their frames are unrelated). New groups are numbered from
+// next up.
+func clusterLone(item []int, at [][2]float64, obsMap, component []int, radius float64, next int) {
 	var idx []int
 	var pts []geom.Point
 	for g, c := range item {
@@ -154,7 +166,7 @@ func clusterLone(item []int, at [][2]float64, obsMap []int, radius float64, next
 	var cand []near
 	for a, p := range pts {
 		grid.Near(p.X, p.Y, radius, func(k int32) {
-			if b := int(k); b > a && obsMap[idx[a]] != obsMap[idx[b]] {
+			if b := int(k); b > a && obsMap[idx[a]] != obsMap[idx[b]] && component[obsMap[idx[a]]] == component[obsMap[idx[b]]] {
 				if d := math.Hypot(pts[b].X-p.X, pts[b].Y-p.Y); d <= radius {
 					cand = append(cand, near{a, b, d})
 				}

@@ -44,7 +44,7 @@ func TestReassociate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Result{Method: "clear", Cluster: tc.cluster, Clusters: len(tc.marks)}
-			got := Reassociate(s, r, poses, tc.marks, 0.5, tc.min)
+			got := Reassociate(s, r, &Optimized{Graph: &PoseGraph{Poses: poses, Landmarks: tc.marks}, Component: make([]int, 4)}, 0.5, tc.min)
 			if !slices.Equal(got.Cluster, tc.want) || got.Method != "clear" {
 				t.Fatalf("clusters %v, want %v", got.Cluster, tc.want)
 			}
@@ -60,8 +60,13 @@ func TestReassociateNeverAMapTwice(t *testing.T) {
 		{Name: "b", Landmarks: []localmap.Landmark{{Name: "p", X: 0.05}}},
 	}}
 	r := &Result{Cluster: []int{0, 1, -1}, Clusters: 2}
-	got := Reassociate(s, r, make([]localmap.Pose, 2), [][2]float64{{0, 0}, {0.1, 0}}, 0.5, 1)
-	if !slices.Equal(got.Cluster, []int{0, 1, 0}) {
+	opt := &Optimized{Graph: &PoseGraph{Poses: make([]localmap.Pose, 2), Landmarks: [][2]float64{{0, 0}, {0.1, 0}}}, Component: []int{0, 0}}
+	if got := Reassociate(s, r, opt, 0.5, 1); !slices.Equal(got.Cluster, []int{0, 1, 0}) {
 		t.Fatalf("clusters %v, want [0 1 0]", got.Cluster)
+	}
+	// Map b in another component: its frame is unrelated, it joins none.
+	opt.Component = []int{0, 1}
+	if got := Reassociate(s, r, opt, 0.5, 1); !slices.Equal(got.Cluster, []int{0, 1, 2}) {
+		t.Fatalf("across components: clusters %v, want [0 1 2]", got.Cluster)
 	}
 }

@@ -89,7 +89,7 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, to
 		return m, err
 	}
 	t0 := time.Now()
-	r := fusion.Reassociate(placed, m.result, m.opt.Graph.Poses, m.opt.Graph.Landmarks, tol, o.minCluster)
+	r := fusion.Reassociate(placed, m.result, m.opt, tol, o.minCluster)
 	r.Method, r.Seconds = m.result.Method+fusion.ReassociatedSuffix, time.Since(t0).Seconds()
 	fmt.Fprintf(stderr, "reassociate in the optimized frame, within %.2f m: %d clusters → %d\n", tol, m.result.Clusters, r.Clusters)
 	again, err := o.newFusedMap(ctx, placed, r, stderr)
