@@ -174,17 +174,21 @@ func TestEstimateNoise(t *testing.T) {
 		a.Pairings = append(a.Pairings, Pairing{I: k - 1, A: 0, J: k, B: 0})
 	}
 	for _, tc := range []struct {
-		name  string
-		poses []localmap.Pose
-		pairs int
-		want  Noise
+		name      string
+		poses     []localmap.Pose
+		pairs     int
+		tolerance float64
+		want      Noise
 	}{
-		{"poses", poses, 7, Noise{}},
-		{"no poses", nil, 7, Noise{Drift: DefaultNoise.Drift, TurnDrift: DefaultNoise.TurnDrift}},
-		{"too few pairs", poses, 4, Noise{Drift: DefaultNoise.Drift, TurnDrift: DefaultNoise.TurnDrift}},
+		{"poses", poses, 7, 0.25, Noise{}},
+		{"no poses", nil, 7, 0.25, Noise{Drift: DefaultNoise.Drift, TurnDrift: DefaultNoise.TurnDrift}},
+		{"too few pairs", poses, 4, 0.25, Noise{Drift: DefaultNoise.Drift, TurnDrift: DefaultNoise.TurnDrift}},
+		// 0.5 m off with a tolerance of 0.1: maps a spacing from where the
+		// poses put them, associated by chance.
+		{"chance pairs", poses, 7, 0.1, Noise{Drift: DefaultNoise.Drift, TurnDrift: DefaultNoise.TurnDrift}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &Association{Motions: map[[2]int]Motion{}, Pairings: a.Pairings[:tc.pairs]}
+			b := &Association{Motions: map[[2]int]Motion{}, Pairings: a.Pairings[:tc.pairs], Tolerance: tc.tolerance}
 			for _, p := range b.Pairings {
 				b.Motions[[2]int{p.I, p.J}] = a.Motions[[2]int{p.I, p.J}]
 			}

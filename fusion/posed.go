@@ -41,11 +41,14 @@ func (g *posedGate) radius(x, y, tol float64) float64 {
 }
 
 // pathLengths is the odometry's path length to each map's pose, through
-// the poses in map order: the drift between two maps grows with it.
-func pathLengths(poses []localmap.Pose) []float64 {
-	cum := make([]float64, len(poses))
-	for k := 1; k < len(poses); k++ {
-		cum[k] = cum[k-1] + math.Hypot(poses[k].X-poses[k-1].X, poses[k].Y-poses[k-1].Y)
+// its robot's poses in map order: the drift between two maps of a robot
+// grows with it.
+func pathLengths(s *localmap.Set) []float64 {
+	cum := make([]float64, len(s.Poses))
+	for k, p := range s.Previous() {
+		if p >= 0 {
+			cum[k] = cum[p] + math.Hypot(s.Poses[k].X-s.Poses[p].X, s.Poses[k].Y-s.Poses[p].Y)
+		}
 	}
 	return cum
 }
@@ -170,9 +173,9 @@ func largestCliques(adj []uint64) uint64 {
 // without poses found found: the drift estimated when o does not give it,
 // and each pair's gated alignment kept where it pairs more than found's.
 func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, o *AssociateOptions, a *Association) error {
-	path := pathLengths(s.Poses)
+	path := pathLengths(s)
 	if o.Drift == 0 {
-		o.Drift, o.TurnDrift, a.DriftPairs = estimateDrift(s.Poses, path, pairs, found, idx, o.Tolerance)
+		o.Drift, o.TurnDrift, a.DriftPairs = estimateDrift(s, path, pairs, found, idx, o.Tolerance)
 		if a.DriftPairs < MinDriftPairs {
 			return nil // too few pairs to say: no gate, rather than a guess
 		}
@@ -183,6 +186,9 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 	posed := make([]alignment, len(pairs))
 	err := pool.ForEach(ctx, len(pairs), o.Workers, nil, func(k int) error {
 		i, j := pairs[k][0], pairs[k][1]
+		if !s.SameRobot(i, j) {
+			return nil // two odometry frames: nothing predicts their motion
+		}
 		g := gateOf(s.Poses[i], s.Poses[j], math.Abs(path[j]-path[i]), o.Drift, o.TurnDrift)
 		if f := alignPosed(idx[i], idx[j], &g, o.Tolerance); len(f.matches) >= o.MinPosed && float64(len(f.matches)) >= o.MinShare*float64(f.overlap) {
 			posed[k] = f
@@ -204,8 +210,8 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 const MinDriftPairs = 8
 
 // estimateDrift is the odometry's drift read from the map pairs the
-// search without poses associated (found, by pairs; path the poses' path
-// lengths, pathLengths): how far each pair's
+// search without poses associated (found, by pairs, each of one robot;
+// path the poses' path lengths, pathLengths): how far each pair's
 // motion lays the second map's landmarks (at their centroid) from where
 // the poses put them, beyond the tolerance, and how far it turns them,
 // each per metre of path between the two maps. The median of each, times
@@ -213,12 +219,13 @@ const MinDriftPairs = 8
 // wrong pairs. n is the number of pairs read; with fewer than
 // MinDriftPairs the drift is 0: a guess narrower than the odometry's
 // would gate the wrong landmarks in.
-func estimateDrift(poses []localmap.Pose, path []float64, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
+func estimateDrift(s *localmap.Set, path []float64, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
+	poses := s.Poses
 	var pos, ang []float64
 	for k, f := range found {
 		i, j := pairs[k][0], pairs[k][1]
 		d := math.Abs(path[j] - path[i])
-		if len(f.matches) == 0 || d <= 0 || len(idx[j].pts) == 0 {
+		if len(f.matches) == 0 || d <= 0 || len(idx[j].pts) == 0 || !s.SameRobot(i, j) {
 			continue
 		}
 		var c geom.Point

@@ -67,8 +67,8 @@ const (
 
 // NewPoseGraph is the problem of s's maps (s.Poses, which it needs) and
 // r's clusters, the fused landmarks starting at fused (Fuse's). Odometry
-// joins consecutive maps, its deviations growing with the straight path
-// between their poses.
+// joins each robot's consecutive maps, its deviations growing with the
+// straight path between their poses.
 func NewPoseGraph(s *localmap.Set, r *Result, fused []Landmark, n Noise) (*PoseGraph, error) {
 	if s.Poses == nil {
 		return nil, fmt.Errorf("fusion: a pose graph needs the map poses")
@@ -77,9 +77,12 @@ func NewPoseGraph(s *localmap.Set, r *Result, fused []Landmark, n Noise) (*PoseG
 	for _, l := range fused {
 		g.Landmarks = append(g.Landmarks, [2]float64{l.X, l.Y})
 	}
-	for k := 1; k < len(s.Poses) && n.Drift > 0; k++ {
-		d := math.Hypot(s.Poses[k].X-s.Poses[k-1].X, s.Poses[k].Y-s.Poses[k-1].Y)
-		g.Odometry = append(g.Odometry, OdometryEdge{From: k - 1, To: k, Delta: s.Poses[k-1].Between(s.Poses[k]),
+	for k, p := range s.Previous() {
+		if p < 0 || n.Drift <= 0 {
+			continue
+		}
+		d := math.Hypot(s.Poses[k].X-s.Poses[p].X, s.Poses[k].Y-s.Poses[p].Y)
+		g.Odometry = append(g.Odometry, OdometryEdge{From: p, To: k, Delta: s.Poses[p].Between(s.Poses[k]),
 			SigmaXY: max(n.Drift*d, minSigmaXY), SigmaTheta: max(n.TurnDrift*d, minSigmaTheta)})
 	}
 	gl := 0
@@ -102,7 +105,8 @@ func NewPoseGraph(s *localmap.Set, r *Result, fused []Landmark, n Noise) (*PoseG
 // their association is the surest) is from the one the poses predict, at
 // the second map's landmarks, per metre of path (medians over 1.177 and
 // 0.674, a Rayleigh's and a half-normal's median in σ), with at least
-// minNoisePairs such pairs; DefaultNoise's otherwise.
+// minNoisePairs such pairs, most within a landmark spacing (four
+// tolerances) of where the poses put them; DefaultNoise's otherwise.
 func EstimateNoise(s *localmap.Set, a *Association) Noise {
 	n := DefaultNoise
 	var d []float64
@@ -121,10 +125,13 @@ func EstimateNoise(s *localmap.Set, a *Association) Noise {
 	if s.Poses == nil {
 		return n
 	}
-	var pos, ang []float64
-	for k := 1; k < len(s.Maps); k++ {
-		m, ok := a.Motions[[2]int{k - 1, k}]
-		dist := math.Hypot(s.Poses[k].X-s.Poses[k-1].X, s.Poses[k].Y-s.Poses[k-1].Y)
+	var pos, ang, abs []float64
+	for k, p := range s.Previous() {
+		if p < 0 {
+			continue
+		}
+		m, ok := a.Motions[[2]int{p, k}]
+		dist := math.Hypot(s.Poses[k].X-s.Poses[p].X, s.Poses[k].Y-s.Poses[p].Y)
 		if !ok || dist <= 0 {
 			continue
 		}
@@ -132,13 +139,16 @@ func EstimateNoise(s *localmap.Set, a *Association) Noise {
 		for _, l := range s.Maps[k].Landmarks {
 			cx, cy = cx+l.X/float64(len(s.Maps[k].Landmarks)), cy+l.Y/float64(len(s.Maps[k].Landmarks))
 		}
-		found, pred := localmap.Pose{X: m.X, Y: m.Y, Theta: m.Theta}, s.Poses[k-1].Between(s.Poses[k])
+		found, pred := localmap.Pose{X: m.X, Y: m.Y, Theta: m.Theta}, s.Poses[p].Between(s.Poses[k])
 		fx, fy := found.Apply(cx, cy)
 		px, py := pred.Apply(cx, cy)
+		abs = append(abs, math.Hypot(fx-px, fy-py))
 		pos = append(pos, math.Hypot(fx-px, fy-py)/dist)
 		ang = append(ang, math.Abs(math.Remainder(found.Theta-pred.Theta, 2*math.Pi))/dist)
 	}
-	if len(pos) >= minNoisePairs {
+	// Consecutive maps a landmark spacing or more (four tolerances) apart
+	// from the poses' say were associated by chance: no estimate.
+	if len(pos) >= minNoisePairs && median(abs) <= 4*a.Tolerance {
 		n.Drift, n.TurnDrift = median(pos)/1.177, median(ang)/0.674
 	}
 	return n

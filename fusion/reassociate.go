@@ -15,9 +15,11 @@ const ReassociatedSuffix = "+reassociated"
 
 // Reassociate associates again in the frame opt optimized r's map into
 // (its poses and each of r's clusters' landmark), each component of opt
-// apart. An observation farther than radius from
+// apart, and each group of frames (each map's, nil: one group; robots
+// AlignRobots could not place together) apart. An observation farther than radius from
 // its cluster's landmark leaves it (the optimized map disagrees with
-// it); two clusters whose landmarks lie within radius become one; an
+// it), and so does one of a frame group other than its cluster's most
+// frequent; two clusters whose landmarks lie within radius become one; an
 // observation in no cluster joins the nearest cluster within radius; the
 // observations still in none group by proximity within radius (single
 // linkage); each step closest first, and never so that a map holds two
@@ -26,15 +28,19 @@ const ReassociatedSuffix = "+reassociated"
 // splits a landmark it sees through too few pairs; once the map is
 // optimized, its landmarks are where they are. The result is r's method,
 // its clusters renumbered.
-func Reassociate(s *localmap.Set, r *Result, opt *Optimized, radius float64, minCluster int) *Result {
+func Reassociate(s *localmap.Set, r *Result, opt *Optimized, frames []int, radius float64, minCluster int) *Result {
 	poses, marks := opt.Graph.Poses, opt.Graph.Landmarks
+	component := append([]int(nil), opt.Component...)
+	for m, f := range frames { // a frame group and a component: one key
+		component[m] += f * len(component)
+	}
 	obsMap := observationMaps(s)
 	// apart: two clusters' maps that may not join (one map twice, two
 	// components, or an emptied cluster, whose frame is unknown).
 	apart := func(a, b map[int]bool) bool {
 		for m := range a {
 			for n := range b {
-				return opt.Component[m] != opt.Component[n] || shareMap(a, b)
+				return component[m] != component[n] || shareMap(a, b)
 			}
 		}
 		return true
@@ -46,6 +52,7 @@ func Reassociate(s *localmap.Set, r *Result, opt *Optimized, radius float64, min
 			cluster[g] = -1 // the optimized map disagrees with it
 		}
 	}
+	keepMajorityFrame(cluster, obsMap, frames, r.Clusters)
 	root := make([]int, r.Clusters)
 	maps := make([]map[int]bool, r.Clusters)
 	for c := range root {
@@ -139,7 +146,7 @@ func Reassociate(s *localmap.Set, r *Result, opt *Optimized, radius float64, min
 		item[n.a] = c
 		maps[c][obsMap[n.a]] = true
 	}
-	clusterLone(item, at, obsMap, opt.Component, radius, r.Clusters)
+	clusterLone(item, at, obsMap, component, radius, r.Clusters)
 	out := &Result{Method: r.Method, Seconds: r.Seconds}
 	out.Cluster, out.Clusters = renumber(eval.MinTrack(item, minCluster))
 	return out
@@ -207,6 +214,55 @@ func clusterLone(item []int, at [][2]float64, obsMap, component []int, radius fl
 	for a := range pts {
 		item[idx[a]] = next + find(a)
 	}
+}
+
+// keepMajorityFrame takes out of each cluster the observations of frame
+// groups other than its most frequent one (the lowest at a tie): two
+// groups' frames are unrelated, so a cluster across them was not
+// confirmed by any placement.
+func keepMajorityFrame(cluster, obsMap, frames []int, clusters int) {
+	if frames == nil {
+		return
+	}
+	count := make([]map[int]int, clusters)
+	for g, c := range cluster {
+		if c >= 0 {
+			if count[c] == nil {
+				count[c] = map[int]int{}
+			}
+			count[c][frames[obsMap[g]]]++
+		}
+	}
+	major := make([]int, clusters)
+	for c, n := range count {
+		best := -1
+		for f, k := range n {
+			if best < 0 || k > n[best] || k == n[best] && f < best {
+				best = f
+			}
+		}
+		major[c] = best
+	}
+	for g, c := range cluster {
+		if c >= 0 && frames[obsMap[g]] != major[c] {
+			cluster[g] = -1
+		}
+	}
+}
+
+// WithinFrames is r with each cluster's observations of frame groups
+// other than its most frequent one taken out (frames: each map's group,
+// as AlignRobots gives; nil: r itself), renumbered: a map to optimize in
+// which no unconfirmed placement ties two robots together.
+func WithinFrames(s *localmap.Set, r *Result, frames []int) *Result {
+	if frames == nil {
+		return r
+	}
+	cluster := append([]int(nil), r.Cluster...)
+	keepMajorityFrame(cluster, observationMaps(s), frames, r.Clusters)
+	out := &Result{Method: r.Method, Seconds: r.Seconds}
+	out.Cluster, out.Clusters = renumber(cluster)
+	return out
 }
 
 // observationMaps is each observation's map (global indices).

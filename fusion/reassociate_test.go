@@ -44,7 +44,7 @@ func TestReassociate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Result{Method: "clear", Cluster: tc.cluster, Clusters: len(tc.marks)}
-			got := Reassociate(s, r, &Optimized{Graph: &PoseGraph{Poses: poses, Landmarks: tc.marks}, Component: make([]int, 4)}, 0.5, tc.min)
+			got := Reassociate(s, r, &Optimized{Graph: &PoseGraph{Poses: poses, Landmarks: tc.marks}, Component: make([]int, 4)}, nil, 0.5, tc.min)
 			if !slices.Equal(got.Cluster, tc.want) || got.Method != "clear" {
 				t.Fatalf("clusters %v, want %v", got.Cluster, tc.want)
 			}
@@ -61,12 +61,15 @@ func TestReassociateNeverAMapTwice(t *testing.T) {
 	}}
 	r := &Result{Cluster: []int{0, 1, -1}, Clusters: 2}
 	opt := &Optimized{Graph: &PoseGraph{Poses: make([]localmap.Pose, 2), Landmarks: [][2]float64{{0, 0}, {0.1, 0}}}, Component: []int{0, 0}}
-	if got := Reassociate(s, r, opt, 0.5, 1); !slices.Equal(got.Cluster, []int{0, 1, 0}) {
+	if got := Reassociate(s, r, opt, nil, 0.5, 1); !slices.Equal(got.Cluster, []int{0, 1, 0}) {
 		t.Fatalf("clusters %v, want [0 1 0]", got.Cluster)
 	}
 	// Map b in another component: its frame is unrelated, it joins none.
+	if got := Reassociate(s, r, opt, []int{0, 1}, 0.5, 1); !slices.Equal(got.Cluster, []int{0, 1, 2}) {
+		t.Fatalf("across frame groups: clusters %v, want [0 1 2]", got.Cluster)
+	}
 	opt.Component = []int{0, 1}
-	if got := Reassociate(s, r, opt, 0.5, 1); !slices.Equal(got.Cluster, []int{0, 1, 2}) {
+	if got := Reassociate(s, r, opt, nil, 0.5, 1); !slices.Equal(got.Cluster, []int{0, 1, 2}) {
 		t.Fatalf("across components: clusters %v, want [0 1 2]", got.Cluster)
 	}
 }

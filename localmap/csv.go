@@ -70,15 +70,17 @@ func ReadCSV(path string) (*Set, error) {
 }
 
 // ReadPoses reads each map frame's pose in the odometry frame into s from
-// a CSV file with a header line naming map, x, y and theta (radians): one
-// row per map of s, no other.
+// a CSV file with a header line naming map, x, y and theta (radians), and
+// optionally robot: one row per map of s, no other. With a robot column,
+// each robot's maps are in its own odometry frame (s.Robots), in the
+// order of s.
 func ReadPoses(path string, s *Set) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	rows, cols, err := readTable(path, f, []string{"map", "x", "y", "theta"}, nil)
+	rows, cols, err := readTable(path, f, []string{"map", "x", "y", "theta"}, []string{"robot"})
 	if err != nil {
 		return err
 	}
@@ -88,6 +90,10 @@ func ReadPoses(path string, s *Set) error {
 	}
 	poses := make([]Pose, len(s.Maps))
 	have := make([]bool, len(s.Maps))
+	var robots []string
+	if cols["robot"] >= 0 {
+		robots = make([]string, len(s.Maps))
+	}
 	for _, r := range rows {
 		k, ok := index[r.fields[cols["map"]]]
 		if !ok {
@@ -107,13 +113,18 @@ func ReadPoses(path string, s *Set) error {
 			}
 		}
 		poses[k], have[k] = Pose{X: v[0], Y: v[1], Theta: v[2]}, true
+		if robots != nil {
+			if robots[k] = strings.TrimSpace(r.fields[cols["robot"]]); robots[k] == "" {
+				return fmt.Errorf("%s:%d: map %q: an empty robot", path, r.line, s.Maps[k].Name)
+			}
+		}
 	}
 	for k, ok := range have {
 		if !ok {
 			return fmt.Errorf("%s: no pose for map %q", path, s.Maps[k].Name)
 		}
 	}
-	s.Poses = poses
+	s.Poses, s.Robots = poses, robots
 	return nil
 }
 
@@ -236,10 +247,18 @@ func WriteCSV(w io.Writer, s *Set) error {
 // WritePoses writes s's poses in ReadPoses' format.
 func WritePoses(w io.Writer, s *Set) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"map", "x", "y", "theta"})
+	head := []string{"map", "x", "y", "theta"}
+	if s.Robots != nil {
+		head = append(head, "robot")
+	}
+	cw.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
 	for k, p := range s.Poses {
-		cw.Write([]string{s.Maps[k].Name, f(p.X), f(p.Y), f(p.Theta)})
+		row := []string{s.Maps[k].Name, f(p.X), f(p.Y), f(p.Theta)}
+		if s.Robots != nil {
+			row = append(row, s.Robots[k])
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()

@@ -63,6 +63,9 @@ type Set struct {
 	// Poses holds each map frame's pose in the odometry frame, one per
 	// map; nil when not known.
 	Poses []Pose
+	// Robots names each map's robot when the maps come from several, each
+	// with its own odometry frame (unrelated to the others'); nil for one.
+	Robots []string
 	// Trajectory is the dead-reckoned path of a robot log (odometry
 	// frame); nil for maps read from a file. TrajectoryTimes holds each
 	// of its poses' time and Times each map's start time (s), for logs.
@@ -73,6 +76,30 @@ type Set struct {
 	ThreeD bool
 	// MergeRadius is the radius FromLog merged sightings within, metres.
 	MergeRadius float64
+}
+
+// Previous is, for each map, the map before it of the same robot (−1 for
+// a robot's first): odometry joins the two.
+func (s *Set) Previous() []int {
+	out := make([]int, len(s.Maps))
+	last := map[string]int{}
+	for k := range s.Maps {
+		r := ""
+		if s.Robots != nil {
+			r = s.Robots[k]
+		}
+		out[k] = -1
+		if p, ok := last[r]; ok {
+			out[k] = p
+		}
+		last[r] = k
+	}
+	return out
+}
+
+// SameRobot reports whether maps i and j share an odometry frame.
+func (s *Set) SameRobot(i, j int) bool {
+	return s.Robots == nil || s.Robots[i] == s.Robots[j]
 }
 
 // Landmarks counts every map's landmarks.
@@ -135,6 +162,9 @@ func (s *Set) Validate() error {
 	if s.Poses != nil && len(s.Poses) != len(s.Maps) {
 		return fmt.Errorf("%d poses for %d maps", len(s.Poses), len(s.Maps))
 	}
+	if s.Robots != nil && len(s.Robots) != len(s.Maps) {
+		return fmt.Errorf("%d robots for %d maps", len(s.Robots), len(s.Maps))
+	}
 	for k, p := range s.Poses {
 		if !finite(p.X, p.Y, p.Theta) {
 			return fmt.Errorf("map %q: pose is not finite", s.Maps[k].Name)
@@ -163,4 +193,31 @@ func finite(v ...float64) bool {
 		}
 	}
 	return true
+}
+
+// Join is several robots' sets as one (Set.Robots: robots[i] for sets[i]'s
+// maps): each map named "robot/map", each robot's poses in its own frame.
+// Every set must have poses, and all be planar or all 3-D; the
+// trajectories, one per robot, are left out.
+func Join(robots []string, sets []*Set) (*Set, error) {
+	out := &Set{}
+	seen := map[string]bool{}
+	for i, s := range sets {
+		if seen[robots[i]] {
+			return nil, fmt.Errorf("robot %q appears twice", robots[i])
+		}
+		seen[robots[i]] = true
+		if s.Poses == nil {
+			return nil, fmt.Errorf("robot %q: no poses", robots[i])
+		}
+		if i > 0 && s.ThreeD != out.ThreeD {
+			return nil, fmt.Errorf("robot %q: 3-D maps among planar ones", robots[i])
+		}
+		out.ThreeD, out.MergeRadius = s.ThreeD, max(out.MergeRadius, s.MergeRadius)
+		for k, m := range s.Maps {
+			m.Name = robots[i] + "/" + m.Name
+			out.Maps, out.Poses, out.Robots = append(out.Maps, m), append(out.Poses, s.Poses[k]), append(out.Robots, robots[i])
+		}
+	}
+	return out, nil
 }

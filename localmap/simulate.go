@@ -66,41 +66,72 @@ func (c *SimConfig) defaults() {
 // false one (never seen twice). The log's Reference is the true path at
 // every scan, in the odometry's frame.
 func Simulate(c SimConfig) (*Log, error) {
+	logs, err := SimulateTeam(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	return logs[0], nil
+}
+
+// SimulateTeam is Simulate for n robots among the same landmarks (true
+// identities shared), each with its own odometry, noise and start: on a
+// circle (Radius) they start evenly around it, otherwise side by side,
+// Range apart. Each log's odometry starts at its own origin; its
+// Reference is its true path in the first robot's frame.
+func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 	c.defaults()
 	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) || c.Radius < 0 || c.Margin < 0 ||
-		!(c.FieldOfView >= 0 && c.FieldOfView <= 2*math.Pi) {
-		return nil, fmt.Errorf("simulate: %+v: durations, rates and distances must be positive, the field of view at most 2π", c)
+		!(c.FieldOfView >= 0 && c.FieldOfView <= 2*math.Pi) || n < 1 {
+		return nil, fmt.Errorf("simulate: %+v, %d robots: durations, rates and distances must be positive, the field of view at most 2π, one robot or more", c, n)
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 	turn := func(t float64) float64 { return 0.15 * math.Sin(2*math.Pi*t/40) }
 	if c.Radius > 0 {
 		turn = func(t float64) float64 { return c.Speed/c.Radius + 0.05*math.Sin(2*math.Pi*t/40) }
 	}
-	// The true path, at the odometry rate.
+	// The true paths, at the odometry rate.
 	dt := 1 / c.OdometryRate
-	var truth []Pose
 	var times []float64
-	p := Pose{}
 	for t := 0.0; t <= c.Duration+1e-9; t += dt {
-		truth, times = append(truth, p), append(times, t)
-		p = Unicycle{}.Step(p, c.Speed, turn(t), dt)
+		times = append(times, t)
+	}
+	paths := make([][]Pose, n)
+	var all []Pose
+	for r := range paths {
+		p := Pose{Y: float64(r) * c.Range}
+		if c.Radius > 0 { // around the circle through the origin, centred at (0, Radius)
+			a := 2 * math.Pi * float64(r) / float64(n)
+			p = Pose{X: c.Radius * math.Sin(a), Y: c.Radius * (1 - math.Cos(a)), Theta: a}
+		}
+		for _, t := range times {
+			paths[r] = append(paths[r], p)
+			p = Unicycle{}.Step(p, c.Speed, turn(t), dt)
+		}
+		all = append(all, paths[r]...)
 	}
 	margin := c.Range
 	if c.Margin > 0 {
 		margin = c.Margin
 	}
-	marks := scatter(rng, truth, c.Spacing, margin)
-	l := &Log{DetectionsFile: "simulated"}
+	marks := scatter(rng, all, c.Spacing, margin)
 	every := max(1, int(math.Round(c.OdometryRate/c.Rate))) // odometry steps a scan
-	for k, t := range times {
-		l.Odometry = append(l.Odometry, Reading{T: t, U1: c.Speed * (1 + c.SpeedNoise*rng.NormFloat64()), U2: turn(t) + c.TurnNoise*rng.NormFloat64()})
-		if k%every != 0 {
-			continue
+	var logs []*Log
+	spurious := 0
+	for _, truth := range paths {
+		l := &Log{DetectionsFile: "simulated"}
+		for k, t := range times {
+			l.Odometry = append(l.Odometry, Reading{T: t, U1: c.Speed * (1 + c.SpeedNoise*rng.NormFloat64()), U2: turn(t) + c.TurnNoise*rng.NormFloat64()})
+			if k%every != 0 {
+				continue
+			}
+			l.Reference = append(l.Reference, Fix{T: t, X: truth[k].X, Y: truth[k].Y})
+			seen := scan(rng, &c, t, truth[k], marks, spurious)
+			spurious += len(seen)
+			l.Detections = append(l.Detections, seen...)
 		}
-		l.Reference = append(l.Reference, Fix{T: t, X: truth[k].X, Y: truth[k].Y})
-		l.Detections = append(l.Detections, scan(rng, &c, t, truth[k], marks, len(l.Detections))...)
+		logs = append(logs, l)
 	}
-	return l, nil
+	return logs, nil
 }
 
 // scatter places landmarks about spacing apart (a jittered grid) over the

@@ -6,6 +6,7 @@
 #   with and without the pose gate (-drift -1);
 #   a circling arena (seeds 1-3: 25 minutes at 0.3 m/s, a 60° camera of
 #   5 m, 30 s maps), the optimized trajectory against the true path;
+#   five robots in the sparse arena (seeds 1-2): each alone, and together;
 #   a sparse arena (seeds 1-3: 25 minutes at 0.3 m/s, a 60° camera of
 #   2.5 m, 30 s maps of about 7 landmarks), with and without the gate.
 # Usage: scripts/bench-fuse.sh [DATASETS]   (default ../shared/datasets)
@@ -43,4 +44,14 @@ for seed in 1 2 3; do
 		echo "## sparse arena, seed $seed, 30 s maps, -drift $drift (0: estimated)"
 		"$cm" fuse "$work/arena$seed" -window 30 -skip-empty -methods clear,clear+merge -drift "$drift" -out "$work/arena$seed$drift" 2>/dev/null
 	done
+done
+for seed in 1 2; do
+	"$cm" synth-landmarks -seed "$seed" -robots 5 -duration 1500 -speed 0.3 -range 2.5 -fov 60 -spacing 1.5 -radius 2 -margin 1 -miss 0.7 -spurious 1e-9 -out "$work/team$seed" > /dev/null
+	for r in 1 2 3 4 5; do
+		echo "## sparse arena, five robots, seed $seed, robot $r alone"
+		"$cm" fuse "$work/team$seed/robot-$r" -window 30 -skip-empty -out "$work/team$seed-$r" 2>/dev/null | grep -E '^(method|clear)'
+	done
+	echo "## sparse arena, five robots, seed $seed, together"
+	"$cm" fuse "$work/team$seed"/robot-{1,2,3,4,5} -window 30 -skip-empty -out "$work/team$seed-all" 2>"$work/team$seed.err" | grep -E '^(method|clear)'
+	grep '^robots ' "$work/team$seed.err" || true
 done

@@ -63,6 +63,7 @@ type fuseOptions struct {
 	reference, kernel                    string
 	reassociate                          bool
 	noise                                fusion.Noise
+	frames                               []int
 	odometry, detections                 string
 	force                                bool
 	minCluster                           int
@@ -82,7 +83,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.IntVar(&o.minCluster, "min-cluster", fusion.DefaultMinCluster, "drop clusters of fewer observations (the paper's post-processing; 1 keeps every one)")
 		fs.Float64Var(&o.dnDistance, "dn-distance", fusion.DefaultDNDistance, "metres: an associated pair farther apart in the odometry frame is a definite negative")
 		fs.StringVar(&o.reference, "gps", "", "CSV time,x,y: positions measured apart from the odometry, to score the optimized trajectory against (a log folder's gps.csv, .txt or .dat by default)")
-		fs.StringVar(&o.poses, "poses", "", "CSV map,x,y,theta: each map frame's pose in the odometry frame (needed for dn, pp and map.g2o; a log gives its own)")
+		fs.StringVar(&o.poses, "poses", "", "CSV map,x,y,theta[,robot]: each map frame's pose in its robot's odometry frame (needed for dn and pp; a log gives its own); with a robot column, each robot's frame is its own")
 		fs.IntVar(&o.assoc.Workers, "workers", 0, "parallel workers (0: GOMAXPROCS)")
 		fs.Uint64Var(&o.seed, "seed", 1, "seed of the randomized methods")
 	})
@@ -133,7 +134,7 @@ func (o *fuseOptions) parse(args []string, stdout io.Writer) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(inputs) != 1 {
+	if len(inputs) == 0 {
 		return nil, o.check(inputs)
 	}
 	if fi, err := os.Stat(inputs[0]); err == nil && fi.IsDir() {
@@ -183,8 +184,12 @@ func (o *fuseOptions) check(inputs []string) error {
 	switch {
 	case o.out == "":
 		return cmdline.Usagef("-out is required")
-	case len(inputs) != 1:
-		return cmdline.Usagef("want one MAPS: a local-map CSV or a robot log folder")
+	case len(inputs) == 0:
+		return cmdline.Usagef("want MAPS: a local-map CSV, a robot log folder, or several robots' log folders")
+	case len(inputs) > 1 && !allFolders(inputs):
+		return cmdline.Usagef("%s: several inputs must all be robot log folders (one robot each)", strings.Join(inputs, " "))
+	case len(inputs) > 1 && (o.poses != "" || o.reference != "" || o.odometry != "" || o.detections != ""):
+		return cmdline.Usagef("-poses, -gps, -odometry and -detections name one robot's files: with several log folders each folder's own are read")
 	case o.minCluster < 1:
 		return cmdline.Usagef("-min-cluster %d: want 1 or more", o.minCluster)
 	case !(o.dnDistance > 0) || !cmdline.Finite(o.dnDistance):
@@ -223,6 +228,25 @@ func (o *fuseOptions) check(inputs []string) error {
 	return nil
 }
 
+// allFolders reports whether every path is a folder.
+func allFolders(paths []string) bool {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// robotCount counts the robots s's maps come from.
+func robotCount(s *localmap.Set) int {
+	seen := map[string]bool{}
+	for _, r := range s.Robots {
+		seen[r] = true
+	}
+	return max(1, len(seen))
+}
+
 func fuseMethods() map[string]bool {
 	set := map[string]bool{fusion.Baseline: true}
 	for _, m := range multiway.Methods {
@@ -239,13 +263,21 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	s, fromLog, err := o.readMaps(inputs[0])
-	if err != nil {
-		return err
-	}
-	ref, err := o.readReference(inputs[0], fromLog)
-	if err != nil {
-		return err
+	var s *localmap.Set
+	var fromLog bool
+	var ref []localmap.Fix
+	if len(inputs) > 1 {
+		s, fromLog = nil, true
+		if s, err = o.readTeam(inputs); err != nil {
+			return err
+		}
+	} else {
+		if s, fromLog, err = o.readMaps(inputs[0]); err != nil {
+			return err
+		}
+		if ref, err = o.readReference(inputs[0], fromLog); err != nil {
+			return err
+		}
 	}
 	stage, err := cmdline.NewStage(o.out, o.force)
 	if err != nil {
@@ -271,6 +303,16 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path\n", a.Drift, a.TurnDrift)
 	case s.Poses != nil && o.assoc.Drift == 0:
 		fmt.Fprintf(stderr, "gate     off: %d associated map pairs to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, fusion.MinDriftPairs)
+	}
+	if s.Robots != nil {
+		// Each robot's poses are in its own frame: place them in one by
+		// the association. Poses within a robot keep their relations, so
+		// the odometry, the gate and the noise read from it are unchanged.
+		aligned := *s
+		var groups int
+		aligned.Poses, o.frames, groups = fusion.AlignRobots(s, a)
+		s = &aligned
+		fmt.Fprintf(stderr, "robots   %s, each in its own odometry frame, placed in one by the association (%s)\n", cmdline.Plural(robotCount(s), "robot"), cmdline.Plural(groups, "group"))
 	}
 	placed := s
 	if s.Poses == nil {
@@ -372,6 +414,32 @@ func (o *fuseOptions) readMaps(path string) (*localmap.Set, bool, error) {
 		return nil, false, fmt.Errorf("%s: one local map (%q): fusion needs two or more", path, s.Maps[0].Name)
 	}
 	return s, fromLog, nil
+}
+
+// readTeam reads several robots' log folders, each cut into maps, as one
+// set: each robot named by its folder, its maps in its own odometry frame.
+func (o *fuseOptions) readTeam(dirs []string) (*localmap.Set, error) {
+	var sets []*localmap.Set
+	var names []string
+	for _, d := range dirs {
+		l, err := o.readLog(d)
+		if err != nil {
+			return nil, err
+		}
+		s, err := localmap.FromLog(l, o.log)
+		if err != nil {
+			return nil, err
+		}
+		sets, names = append(sets, s), append(names, filepath.Base(filepath.Clean(d)))
+	}
+	s, err := localmap.Join(names, sets)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", strings.Join(dirs, " "), err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", strings.Join(dirs, " "), err)
+	}
+	return s, nil
 }
 
 // readLog reads the log folder dir, with the files -odometry and

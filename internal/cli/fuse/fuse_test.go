@@ -169,6 +169,9 @@ func TestFuseBadInput(t *testing.T) {
 		{"gps out of order", []string{logDir, "-gps", write("late.csv", "time,x,y\n0,1,2\n5,1,2\n4,1,2\n")}, "late.csv:4: time 4"},
 		{"gps not numbers", []string{logDir, "-gps", write("words.csv", "0 1 2\n1 north 2\n")}, "words.csv:2"},
 		{"unknown kernel", []string{maps, "-kernel", "cauchy"}, "-kernel \"cauchy\""},
+		{"a CSV among log folders", []string{logDir, maps}, "must all be robot log folders"},
+		{"poses for several robots", []string{logDir, logDir + "/.", "-poses", write("p.csv", "map,x,y,theta\n")}, "-poses, -gps"},
+		{"an empty robot", []string{maps, "-poses", write("robots.csv", "map,x,y,theta,robot\n0,0,0,0,\n")}, "robots.csv:2: map \"0\": an empty robot"},
 	} {
 		out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
 		code, _, stderr := runCmd(t, "", append(append([]string{"fuse"}, tc.args...), "-out", out)...)
@@ -205,5 +208,35 @@ func TestFuseWithoutPoses(t *testing.T) {
 	}
 	if strings.Contains(string(g), "EDGE_SE2 ") {
 		t.Error("map.g2o has odometry edges between frames the association placed")
+	}
+}
+
+// TestFuseTeam: three simulated robots circling among the same landmarks,
+// each log in its own odometry frame, fused together: the robots are
+// placed in one frame by the association and the map is right.
+func TestFuseTeam(t *testing.T) {
+	dir := t.TempDir()
+	team := filepath.Join(dir, "team")
+	if code, _, stderr := runCmd(t, "", "synth-landmarks", "-robots", "3", "-radius", "10", "-seed", "2", "-out", team); code != 0 {
+		t.Fatalf("synth-landmarks: %s", stderr)
+	}
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCmd(t, "", "fuse", filepath.Join(team, "robot-1"), filepath.Join(team, "robot-2"), filepath.Join(team, "robot-3"), "-out", out)
+	if code != 0 || !strings.Contains(stderr, "3 robots, each in its own odometry frame, placed in one by the association (1 group)") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var recs []map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if json.Unmarshal(b, &recs) != nil || len(recs) != 2 {
+		t.Fatalf("report %s", b)
+	}
+	for _, r := range recs {
+		if p, _ := r["precision"].(float64); p < 0.99 || r["recall"].(float64) < 0.9 {
+			t.Errorf("%v: precision %v, recall %v", r["method"], r["precision"], r["recall"])
+		}
+	}
+	poses, _ := os.ReadFile(filepath.Join(out, "poses.csv"))
+	if !strings.HasPrefix(string(poses), "map,x,y,theta,robot\n") || !strings.Contains(string(poses), "robot-3/") {
+		t.Errorf("poses.csv: %.200s", poses)
 	}
 }

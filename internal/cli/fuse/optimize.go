@@ -84,12 +84,18 @@ func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusio
 // optimized again; that map's record (METHOD+reassociated, scored on s,
 // the maps as given) joins recs and results after the first.
 func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, tol float64, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (*fusedMap, error) {
-	m, err := o.newFusedMap(ctx, placed, (*results)[0], stderr)
+	first := (*results)[0]
+	if o.reassociate {
+		// Robots the association could not place together are optimized
+		// apart: a cluster across them is no measurement.
+		first = fusion.WithinFrames(placed, first, o.frames)
+	}
+	m, err := o.newFusedMap(ctx, placed, first, stderr)
 	if err != nil || m.opt == nil || !o.reassociate {
 		return m, err
 	}
 	t0 := time.Now()
-	r := fusion.Reassociate(placed, m.result, m.opt, tol, o.minCluster)
+	r := fusion.Reassociate(placed, m.result, m.opt, o.frames, tol, o.minCluster)
 	r.Method, r.Seconds = m.result.Method+fusion.ReassociatedSuffix, time.Since(t0).Seconds()
 	fmt.Fprintf(stderr, "reassociate in the optimized frame, within %.2f m: %d clusters → %d\n", tol, m.result.Clusters, r.Clusters)
 	again, err := o.newFusedMap(ctx, placed, r, stderr)

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/clearmatch/clearmatch/internal/cmdline"
 	"github.com/clearmatch/clearmatch/localmap"
@@ -18,10 +20,13 @@ paper's forest flight in miniature: unicycle odometry that drifts, a
 range-bearing sensor that misses some landmarks and sees some that are not
 there) and writes it as a log folder fuse reads: odometry.csv and
 detections.csv, each detection with its true landmark, so fuse reports
-precision and recall:
+precision and recall, and gps.csv, the true path. With -robots N, N robots
+share the landmarks, each in a folder robot-1 … robot-N:
 
   clearmatch synth-landmarks -out sim
-  clearmatch fuse sim -columns time,range,bearing,truth -out fused`
+  clearmatch fuse sim -out fused
+  clearmatch synth-landmarks -robots 3 -radius 10 -out team
+  clearmatch fuse team/robot-1 team/robot-2 team/robot-3 -out fused-team`
 
 // RunSynthLandmarks is `clearmatch synth-landmarks args...`.
 func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -41,6 +46,7 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 	fs.Float64Var(&c.Margin, "margin", 0, "how far beyond the path landmarks are scattered, m (0: -range)")
 	fs.Float64Var(&c.SpeedNoise, "speed-noise", 0.02, "the odometry's relative speed error (standard deviation)")
 	fs.Float64Var(&c.TurnNoise, "turn-noise", 0.01, "the odometry's turn-rate error, rad/s (standard deviation)")
+	robots := fs.Int("robots", 1, "robots among the same landmarks, each with its own odometry (more than 1: a log folder robot-N per robot)")
 	if err := cmdline.ParseFlags(fs, args); err != nil {
 		return err
 	}
@@ -51,7 +57,10 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 		return cmdline.Usagef("-fov %v: want degrees in [0, 360] (0: all around)", *fov)
 	}
 	c.FieldOfView = *fov * math.Pi / 180
-	l, err := localmap.Simulate(c)
+	if *robots < 1 {
+		return cmdline.Usagef("-robots %d: want 1 or more", *robots)
+	}
+	logs, err := localmap.SimulateTeam(c, *robots)
 	if err != nil {
 		return cmdline.UsageError{Err: err}
 	}
@@ -60,17 +69,36 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 		return err
 	}
 	defer stage.Discard()
-	if err := localmap.WriteLog(stage.Dir, l); err != nil {
-		return err
-	}
-	if err := cmdline.WriteFiles(stage.Dir, map[string][]byte{LogManifest: []byte(simulatedManifest)}); err != nil {
-		return err
+	var dirs []string
+	detections := 0
+	for r, l := range logs {
+		dir := stage.Dir
+		if len(logs) > 1 {
+			dir = filepath.Join(stage.Dir, fmt.Sprintf("robot-%d", r+1))
+			dirs = append(dirs, filepath.Join(*out, fmt.Sprintf("robot-%d", r+1)))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := localmap.WriteLog(dir, l); err != nil {
+			return err
+		}
+		if err := cmdline.WriteFiles(dir, map[string][]byte{LogManifest: []byte(simulatedManifest)}); err != nil {
+			return err
+		}
+		detections += len(l.Detections)
 	}
 	if err := stage.Publish(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d odometry readings, %d detections over %.0f s; output: %s (%s, %s, %s)\n", len(l.Odometry), len(l.Detections), c.Duration,
-		*out, filepath.Join(*out, "odometry.csv"), filepath.Join(*out, "detections.csv"), filepath.Join(*out, LogManifest))
+	if len(logs) > 1 {
+		fmt.Fprintf(stdout, "%d robots, %d detections over %.0f s; output: %s (a log folder per robot; fuse them together with clearmatch fuse %s -out DIR)\n",
+			len(logs), detections, c.Duration, *out, strings.Join(dirs, " "))
+		return nil
+	}
+	l := logs[0]
+	fmt.Fprintf(stdout, "%d odometry readings, %d detections over %.0f s; output: %s (%s, %s, %s, %s)\n", len(l.Odometry), len(l.Detections), c.Duration,
+		*out, filepath.Join(*out, "odometry.csv"), filepath.Join(*out, "detections.csv"), filepath.Join(*out, localmap.ReferenceFiles[0]), filepath.Join(*out, LogManifest))
 	return nil
 }
 
