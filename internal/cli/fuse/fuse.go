@@ -333,8 +333,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if s.Poses == nil {
 		o.noise.Drift = 0 // poses placed by the association are no odometry
 	}
-	final, err := o.fuseFirst(ctx, s, placed, a.Tolerance, &recs, &results, stderr)
+	final, byRecord, err := o.fuseFirst(ctx, s, placed, a.Tolerance, &recs, &results, stderr)
 	if err != nil {
+		return err
+	}
+	if err := o.methodPaths(ctx, placed, ref, byRecord, recs, results, stderr); err != nil {
 		return err
 	}
 	if err := writeFused(files, placed, s.Poses != nil, final.result, final.fused, final.graph, o.dnDistance); err != nil {
@@ -579,7 +582,7 @@ func (o *fuseOptions) addInputs(files map[string][]byte, s *localmap.Set, fromLo
 
 // printFuseTable prints one line per method.
 func printFuseTable(w io.Writer, recs []fuseRecord) {
-	fmt.Fprintf(w, "%-20s %8s %8s %10s %9s %9s %9s %7s %7s %9s\n", "method", "clusters", "DN", "PP", "P̄", "P̄ opt", "precision", "recall", "F1", "seconds")
+	fmt.Fprintf(w, "%-20s %8s %8s %10s %9s %9s %9s %7s %7s %9s %9s\n", "method", "clusters", "DN", "PP", "P̄", "P̄ opt", "precision", "recall", "F1", "path RMS", "seconds")
 	num := func(v *float64, f string) string {
 		if v == nil {
 			return "-"
@@ -597,12 +600,15 @@ func printFuseTable(w io.Writer, recs []fuseRecord) {
 			fmt.Fprintf(w, "%-20s skipped: %s\n", r.Method, r.Skipped)
 			continue
 		}
-		var opt *float64
+		var opt, path *float64
 		if r.Optimized != nil {
 			opt = r.Optimized.PBar
 		}
-		fmt.Fprintf(w, "%-20s %8d %8s %10s %9s %9s %9s %7s %7s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
-			num(r.PBar, "%.4f"), num(opt, "%.4f"), num(r.Precision, "%.4f"), num(r.Recall, "%.3f"), num(r.F1, "%.3f"), r.Seconds)
+		if r.OptimizedPathError != nil {
+			path = &r.OptimizedPathError.RMS
+		}
+		fmt.Fprintf(w, "%-20s %8d %8s %10s %9s %9s %9s %7s %7s %9s %9.3f\n", r.Method, r.Clusters, cnt(r.DN), cnt(r.PP),
+			num(r.PBar, "%.4f"), num(opt, "%.4f"), num(r.Precision, "%.4f"), num(r.Recall, "%.3f"), num(r.F1, "%.3f"), num(path, "%.2f"), r.Seconds)
 	}
 }
 

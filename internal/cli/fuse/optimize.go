@@ -82,8 +82,9 @@ func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusio
 // fuseFirst is the map fuse writes: the first method's, optimized, then
 // (-reassociate) associated again in the optimized frame within tol and
 // optimized again; that map's record (METHOD+reassociated, scored on s,
-// the maps as given) joins recs and results after the first.
-func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, tol float64, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (*fusedMap, error) {
+// the maps as given) joins recs and results after the first. byRecord
+// holds the maps it optimized, by record.
+func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, tol float64, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (final *fusedMap, byRecord map[int]*fusedMap, err error) {
 	first := (*results)[0]
 	if o.reassociate {
 		// Robots the association could not place together are optimized
@@ -92,7 +93,7 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, to
 	}
 	m, err := o.newFusedMap(ctx, placed, first, stderr)
 	if err != nil || m.opt == nil || !o.reassociate {
-		return m, err
+		return m, map[int]*fusedMap{0: m}, err
 	}
 	t0 := time.Now()
 	r := fusion.Reassociate(placed, m.result, m.opt, o.frames, tol, o.minCluster)
@@ -100,14 +101,49 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, to
 	fmt.Fprintf(stderr, "reassociate in the optimized frame, within %.2f m: %d clusters → %d\n", tol, m.result.Clusters, r.Clusters)
 	again, err := o.newFusedMap(ctx, placed, r, stderr)
 	if err != nil || again.opt == nil {
-		return m, err
+		return m, map[int]*fusedMap{0: m}, err
 	}
 	rec := fuseRecord{Method: r.Method, MinCluster: o.minCluster, Scores: fusion.Score(s, r, o.dnDistance), Seconds: r.Seconds,
 		Clusters: r.Clusters, FusedLandmarks: r.Clusters}
 	*recs = append((*recs)[:1], append([]fuseRecord{rec}, (*recs)[1:]...)...)
 	*results = append((*results)[:1], append([]*fusion.Result{r}, (*results)[1:]...)...)
 	again.seconds += m.seconds
-	return again, nil
+	return again, map[int]*fusedMap{0: m, 1: again}, nil
+}
+
+// methodPaths scores against ref the trajectory each method's own map
+// gives when optimized (optimizing the maps byRecord lacks): an
+// association judged by where it puts the robot, with no true
+// association needed. Without a timed trajectory and reference positions
+// it does nothing.
+func (o *fuseOptions) methodPaths(ctx context.Context, s *localmap.Set, ref []localmap.Fix, byRecord map[int]*fusedMap, recs []fuseRecord, results []*fusion.Result, stderr io.Writer) error {
+	if ref == nil || s.Trajectory == nil {
+		return nil
+	}
+	odo, _, ok := fusion.CompareReference(s.Trajectory, s.TrajectoryTimes, ref)
+	if !ok {
+		return nil
+	}
+	for k, r := range results {
+		recs[k].OdometryPathError = &odo
+		if recs[k].Skipped != "" {
+			continue
+		}
+		m := byRecord[k]
+		if m == nil {
+			var err error
+			if m, err = o.newFusedMap(ctx, s, r, stderr); err != nil {
+				return err
+			}
+		}
+		if m.opt == nil {
+			continue
+		}
+		if e, _, ok := fusion.CompareReference(fusion.MoveTrajectory(s, m.opt.Graph.Poses), s.TrajectoryTimes, ref); ok {
+			recs[k].OptimizedPathError = &e
+		}
+	}
+	return nil
 }
 
 // optimization is the written map in the optimized frame.
@@ -156,9 +192,6 @@ func (o *fuseOptions) comparePaths(s *localmap.Set, opt *optimization, ref []loc
 	if !ok1 || !ok2 {
 		fmt.Fprintf(stderr, "gps      fewer than 3 reference positions within the run: not compared\n")
 		return nil
-	}
-	for k := range recs {
-		recs[k].OdometryPathError, recs[k].OptimizedPathError = &odo, &got
 	}
 	fmt.Fprintf(stderr, "gps      trajectory against %d reference positions (best rigid fit): odometry RMS %.2f m, median %.2f m, max %.2f m; optimized RMS %.2f m, median %.2f m, max %.2f m\n",
 		got.Fixes, odo.RMS, odo.Median, odo.Max, got.RMS, got.Median, got.Max)
