@@ -16,8 +16,8 @@ const ReassociatedSuffix = "+reassociated"
 // Reassociate associates again in the frame opt optimized r's map into
 // (its poses and each of r's clusters' landmark), each component of opt
 // apart, and each group of frames (each map's, nil: one group; robots
-// AlignRobots could not place together) apart. An observation farther than radius from
-// its cluster's landmark leaves it (the optimized map disagrees with
+// AlignRobots could not place together) apart. An observation farther
+// than radius from its cluster's landmark leaves it (the optimized map disagrees with
 // it), and so does one of a frame group other than its cluster's most
 // frequent; two clusters whose landmarks lie within radius become one; an
 // observation in no cluster joins the nearest cluster within radius; the
@@ -29,23 +29,13 @@ const ReassociatedSuffix = "+reassociated"
 // optimized, its landmarks are where they are. The result is r's method,
 // its clusters renumbered.
 func Reassociate(s *localmap.Set, r *Result, opt *Optimized, frames []int, radius float64, minCluster int) *Result {
-	poses, marks := opt.Graph.Poses, opt.Graph.Landmarks
+	marks := opt.Graph.Landmarks
 	component := append([]int(nil), opt.Component...)
 	for m, f := range frames { // a frame group and a component: one key
 		component[m] += f * len(component)
 	}
 	obsMap := observationMaps(s)
-	// apart: two clusters' maps that may not join (one map twice, two
-	// components, or an emptied cluster, whose frame is unknown).
-	apart := func(a, b map[int]bool) bool {
-		for m := range a {
-			for n := range b {
-				return component[m] != component[n] || shareMap(a, b)
-			}
-		}
-		return true
-	}
-	at := Positions(&localmap.Set{Maps: s.Maps, Poses: poses})
+	at := Positions(&localmap.Set{Maps: s.Maps, Poses: opt.Graph.Poses})
 	cluster := append([]int(nil), r.Cluster...)
 	for g, c := range cluster {
 		if c >= 0 && math.Hypot(at[g][0]-marks[c][0], at[g][1]-marks[c][1]) > radius {
@@ -53,73 +43,40 @@ func Reassociate(s *localmap.Set, r *Result, opt *Optimized, frames []int, radiu
 		}
 	}
 	keepMajorityFrame(cluster, obsMap, frames, r.Clusters)
-	root := make([]int, r.Clusters)
-	maps := make([]map[int]bool, r.Clusters)
-	for c := range root {
-		root[c], maps[c] = c, map[int]bool{}
-	}
+	groups := newMapGroups(r.Clusters, component)
 	for g, c := range cluster {
 		if c >= 0 {
-			maps[c][obsMap[g]] = true
+			groups.maps[c][obsMap[g]] = true
 		}
 	}
-	find := func(c int) int {
-		for root[c] != c {
-			c = root[c]
-		}
-		return c
-	}
-	// Clusters near each other, closest first.
 	pts := make([]geom.Point, len(marks))
 	for c, m := range marks {
 		pts[c] = geom.Point{X: m[0], Y: m[1]}
 	}
-	grid := geom.NewGrid(pts, max(radius, 1e-6))
-	type near struct {
-		a, b int
-		d    float64
-	}
-	var cand []near
-	for a, p := range pts {
-		grid.Near(p.X, p.Y, radius, func(k int32) {
-			if b := int(k); b > a {
-				if d := math.Hypot(pts[b].X-p.X, pts[b].Y-p.Y); d <= radius {
-					cand = append(cand, near{a, b, d})
-				}
-			}
-		})
-	}
-	sort.Slice(cand, func(x, y int) bool {
-		if cand[x].d != cand[y].d {
-			return cand[x].d < cand[y].d
-		}
-		if cand[x].a != cand[y].a {
-			return cand[x].a < cand[y].a
-		}
-		return cand[x].b < cand[y].b
-	})
-	for _, n := range cand {
-		a, b := find(n.a), find(n.b)
-		if a == b || apart(maps[a], maps[b]) {
-			continue
-		}
-		a, b = min(a, b), max(a, b)
-		root[b] = a
-		for m := range maps[b] {
-			maps[a][m] = true
-		}
+	for _, n := range closePairs(pts, radius) {
+		groups.join(n.a, n.b)
 	}
 	item := make([]int, len(cluster))
 	for g, c := range cluster {
 		item[g] = -1
 		if c >= 0 {
-			item[g] = find(c)
+			item[g] = groups.find(c)
 		}
 	}
-	// Observations in no cluster, each to the nearest cluster within
-	// radius that its map is not in yet.
+	attachLone(item, at, obsMap, pts, radius, groups)
+	clusterLone(item, at, obsMap, component, radius, r.Clusters)
+	out := &Result{Method: r.Method, Seconds: r.Seconds}
+	out.Cluster, out.Clusters = renumber(eval.MinTrack(item, minCluster))
+	return out
+}
+
+// attachLone puts each observation in no cluster (item −1) into the
+// nearest cluster (pts, its landmarks) within radius that may take its
+// map, closest first.
+func attachLone(item []int, at [][2]float64, obsMap []int, pts []geom.Point, radius float64, groups *mapGroups) {
+	grid := geom.NewGrid(pts, max(radius, 1e-6))
 	var lone []near
-	for g, c := range cluster {
+	for g, c := range item {
 		if c >= 0 {
 			continue
 		}
@@ -129,27 +86,15 @@ func Reassociate(s *localmap.Set, r *Result, opt *Optimized, frames []int, radiu
 			}
 		})
 	}
-	sort.Slice(lone, func(x, y int) bool {
-		if lone[x].d != lone[y].d {
-			return lone[x].d < lone[y].d
-		}
-		if lone[x].a != lone[y].a {
-			return lone[x].a < lone[y].a
-		}
-		return lone[x].b < lone[y].b
-	})
+	sortNear(lone)
 	for _, n := range lone {
-		c := find(n.b)
-		if item[n.a] >= 0 || apart(maps[c], map[int]bool{obsMap[n.a]: true}) {
+		c := groups.find(n.b)
+		if item[n.a] >= 0 || groups.apart(groups.maps[c], map[int]bool{obsMap[n.a]: true}) {
 			continue
 		}
 		item[n.a] = c
-		maps[c][obsMap[n.a]] = true
+		groups.maps[c][obsMap[n.a]] = true
 	}
-	clusterLone(item, at, obsMap, component, radius, r.Clusters)
-	out := &Result{Method: r.Method, Seconds: r.Seconds}
-	out.Cluster, out.Clusters = renumber(eval.MinTrack(item, minCluster))
-	return out
 }
 
 // clusterLone groups the observations still in no cluster (item −1) by
@@ -165,55 +110,102 @@ func clusterLone(item []int, at [][2]float64, obsMap, component []int, radius fl
 			idx, pts = append(idx, g), append(pts, geom.Point{X: at[g][0], Y: at[g][1]})
 		}
 	}
-	grid := geom.NewGrid(pts, max(radius, 1e-6))
-	type near struct {
-		a, b int
-		d    float64
+	groups := newMapGroups(len(pts), component)
+	for a := range pts {
+		groups.maps[a][obsMap[idx[a]]] = true
 	}
-	var cand []near
+	for _, n := range closePairs(pts, radius) {
+		groups.join(n.a, n.b)
+	}
+	for a := range pts {
+		item[idx[a]] = next + groups.find(a)
+	}
+}
+
+// mapGroups are groups of observations joined closest first (union–find),
+// each with the maps it holds: two join only when no map would appear
+// twice in one and all their maps share a component (component: each
+// map's key), and never with an empty group, whose frame is unknown.
+type mapGroups struct {
+	root      []int
+	maps      []map[int]bool
+	component []int
+}
+
+func newMapGroups(n int, component []int) *mapGroups {
+	g := &mapGroups{root: make([]int, n), maps: make([]map[int]bool, n), component: component}
+	for a := range g.root {
+		g.root[a], g.maps[a] = a, map[int]bool{}
+	}
+	return g
+}
+
+func (g *mapGroups) find(a int) int {
+	for g.root[a] != a {
+		a = g.root[a]
+	}
+	return a
+}
+
+// apart reports two sets of maps that may not be one group's.
+func (g *mapGroups) apart(a, b map[int]bool) bool {
+	for m := range a {
+		for n := range b {
+			return g.component[m] != g.component[n] || shareMap(a, b)
+		}
+	}
+	return true
+}
+
+// join joins a's and b's groups (into the lower root) unless apart.
+func (g *mapGroups) join(a, b int) {
+	a, b = g.find(a), g.find(b)
+	if a == b || g.apart(g.maps[a], g.maps[b]) {
+		return
+	}
+	a, b = min(a, b), max(a, b)
+	g.root[b] = a
+	for m := range g.maps[b] {
+		g.maps[a][m] = true
+	}
+}
+
+// near is two indices (two points, or an observation and a point) and
+// their distance.
+type near struct {
+	a, b int
+	d    float64
+}
+
+// closePairs are the pairs of pts within radius of each other, closest
+// first.
+func closePairs(pts []geom.Point, radius float64) []near {
+	grid := geom.NewGrid(pts, max(radius, 1e-6))
+	var out []near
 	for a, p := range pts {
 		grid.Near(p.X, p.Y, radius, func(k int32) {
-			if b := int(k); b > a && obsMap[idx[a]] != obsMap[idx[b]] && component[obsMap[idx[a]]] == component[obsMap[idx[b]]] {
+			if b := int(k); b > a {
 				if d := math.Hypot(pts[b].X-p.X, pts[b].Y-p.Y); d <= radius {
-					cand = append(cand, near{a, b, d})
+					out = append(out, near{a, b, d})
 				}
 			}
 		})
 	}
-	sort.Slice(cand, func(x, y int) bool {
-		if cand[x].d != cand[y].d {
-			return cand[x].d < cand[y].d
+	sortNear(out)
+	return out
+}
+
+// sortNear orders v closest first, ties by index.
+func sortNear(v []near) {
+	sort.Slice(v, func(x, y int) bool {
+		if v[x].d != v[y].d {
+			return v[x].d < v[y].d
 		}
-		if cand[x].a != cand[y].a {
-			return cand[x].a < cand[y].a
+		if v[x].a != v[y].a {
+			return v[x].a < v[y].a
 		}
-		return cand[x].b < cand[y].b
+		return v[x].b < v[y].b
 	})
-	root := make([]int, len(pts))
-	maps := make([]map[int]bool, len(pts))
-	for a := range root {
-		root[a], maps[a] = a, map[int]bool{obsMap[idx[a]]: true}
-	}
-	find := func(a int) int {
-		for root[a] != a {
-			a = root[a]
-		}
-		return a
-	}
-	for _, n := range cand {
-		a, b := find(n.a), find(n.b)
-		if a == b || shareMap(maps[a], maps[b]) {
-			continue
-		}
-		a, b = min(a, b), max(a, b)
-		root[b] = a
-		for m := range maps[b] {
-			maps[a][m] = true
-		}
-	}
-	for a := range pts {
-		item[idx[a]] = next + find(a)
-	}
 }
 
 // keepMajorityFrame takes out of each cluster the observations of frame
