@@ -33,33 +33,52 @@ func EstimatePoses(s *localmap.Set, a *Association) (poses []localmap.Pose, grou
 		}
 		return edges[x].j < edges[y].j
 	})
-	n := len(s.Maps)
-	poses = make([]localmap.Pose, n)
+	links := make([]link, len(edges))
+	for k, e := range edges {
+		links[k] = link{e.i, e.j, localmap.Pose{X: e.m.X, Y: e.m.Y, Theta: e.m.Theta}} // J's frame in I's
+	}
+	poses, _, groups = placeForest(len(s.Maps), links)
+	return poses, groups
+}
+
+// link is a rigid motion between two nodes' frames (maps, robots): b's
+// frame in a's.
+type link struct {
+	a, b int
+	t    localmap.Pose
+}
+
+// placeForest places n nodes from links taken in order, the best first (a
+// maximum spanning forest): from each node not yet placed, in node order,
+// a group grows by the first link between a placed and an unplaced node,
+// again and again. frame is each node's frame in its group's first node's,
+// group its group (numbered in that order), groups their count.
+func placeForest(n int, links []link) (frame []localmap.Pose, group []int, groups int) {
+	frame, group = make([]localmap.Pose, n), make([]int, n)
 	placed := make([]bool, n)
 	for start := 0; start < n; start++ {
 		if placed[start] {
 			continue
 		}
-		groups++
-		placed[start] = true
+		placed[start], group[start] = true, groups
 		for grew := true; grew; {
 			grew = false
-			for _, e := range edges {
-				rel := localmap.Pose{X: e.m.X, Y: e.m.Y, Theta: e.m.Theta} // J's frame in I's
+			for _, l := range links {
 				switch {
-				case placed[e.i] && !placed[e.j]:
-					poses[e.j] = compose(poses[e.i], rel)
-				case placed[e.j] && !placed[e.i]:
-					poses[e.i] = compose(poses[e.j], inverse(rel))
+				case placed[l.a] && !placed[l.b]:
+					frame[l.b], group[l.b] = compose(frame[l.a], l.t), group[l.a]
+				case placed[l.b] && !placed[l.a]:
+					frame[l.a], group[l.a] = compose(frame[l.b], inverse(l.t)), group[l.b]
 				default:
 					continue
 				}
-				placed[e.i], placed[e.j], grew = true, true, true
+				placed[l.a], placed[l.b], grew = true, true, true
 				break
 			}
 		}
+		groups++
 	}
-	return poses, groups
+	return frame, group, groups
 }
 
 // compose is q's frame placed within p's: the pose p ∘ q.

@@ -81,50 +81,11 @@ func AlignRobots(s *localmap.Set, a *Association) (poses []localmap.Pose, group 
 		}
 		return edges[x].a < edges[y].a || edges[x].a == edges[y].a && edges[x].b < edges[y].b
 	})
-	frame := make([]localmap.Pose, len(index)) // each robot's frame in its group's
-	placed := make([]bool, len(index))
-	for start := range frame {
-		if placed[start] {
-			continue
-		}
-		groups++
-		placed[start] = true
-		for grew := true; grew; {
-			grew = false
-			for _, e := range edges {
-				switch {
-				case placed[e.a] && !placed[e.b]:
-					frame[e.b] = compose(frame[e.a], e.t)
-				case placed[e.b] && !placed[e.a]:
-					frame[e.a] = compose(frame[e.b], inverse(e.t))
-				default:
-					continue
-				}
-				placed[e.a], placed[e.b], grew = true, true, true
-				break
-			}
-		}
+	links := make([]link, len(edges))
+	for k, e := range edges {
+		links[k] = link{e.a, e.b, e.t}
 	}
-	groupOf := make([]int, len(index))
-	for r := range groupOf {
-		groupOf[r] = -1
-	}
-	next := 0
-	for r := range frame { // groups numbered by first robot
-		if groupOf[r] >= 0 {
-			continue
-		}
-		groupOf[r] = next
-		for grew := true; grew; {
-			grew = false
-			for _, e := range edges {
-				if (groupOf[e.a] == next) != (groupOf[e.b] == next) {
-					groupOf[e.a], groupOf[e.b], grew = next, next, true
-				}
-			}
-		}
-		next++
-	}
+	frame, groupOf, groups := placeForest(len(index), links) // each robot's frame in its group's
 	for k := range poses {
 		poses[k] = compose(frame[robot[k]], poses[k])
 		group[k] = groupOf[robot[k]]

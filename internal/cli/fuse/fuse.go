@@ -267,7 +267,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var fromLog bool
 	var ref []localmap.Fix
 	if len(inputs) > 1 {
-		s, fromLog = nil, true
+		fromLog = true
 		if s, err = o.readTeam(inputs); err != nil {
 			return err
 		}

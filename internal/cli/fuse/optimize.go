@@ -181,15 +181,16 @@ func (o *fuseOptions) addOptimized(files map[string][]byte, s *localmap.Set, sco
 	return addOptimizedFigure(files, opt, m.result, moved, o.dnDistance)
 }
 
-// comparePaths scores the odometry's and the optimized trajectory against
-// ref into recs, and returns ref moved into the optimized frame.
+// comparePaths prints the odometry's (methodPaths measured it into recs)
+// and the optimized trajectory's errors against ref, and returns ref moved
+// into the optimized frame.
 func (o *fuseOptions) comparePaths(s *localmap.Set, opt *optimization, ref []localmap.Fix, recs []fuseRecord, stderr io.Writer) [][2]float64 {
 	if ref == nil || opt.path == nil {
 		return nil
 	}
-	odo, _, ok1 := fusion.CompareReference(s.Trajectory, s.TrajectoryTimes, ref)
-	got, moved, ok2 := fusion.CompareReference(opt.path, s.TrajectoryTimes, ref)
-	if !ok1 || !ok2 {
+	odo := recs[0].OdometryPathError
+	got, moved, ok := fusion.CompareReference(opt.path, s.TrajectoryTimes, ref)
+	if odo == nil || !ok {
 		fmt.Fprintf(stderr, "gps      fewer than 3 reference positions within the run: not compared\n")
 		return nil
 	}
