@@ -62,8 +62,6 @@ type fuseOptions struct {
 	out, poses, methods, motion, columns string
 	reference, kernel                    string
 	reassociate                          bool
-	noise                                fusion.Noise
-	frames                               []int
 	odometry, detections                 string
 	force                                bool
 	minCluster                           int
@@ -304,13 +302,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case s.Poses != nil && o.assoc.Drift == 0:
 		fmt.Fprintf(stderr, "gate     off: %d associated map pairs to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, fusion.MinDriftPairs)
 	}
+	model := mapModel{tol: a.Tolerance}
 	if s.Robots != nil {
 		// Each robot's poses are in its own frame: place them in one by
 		// the association. Poses within a robot keep their relations, so
 		// the odometry, the gate and the noise read from it are unchanged.
 		aligned := *s
 		var groups int
-		aligned.Poses, o.frames, groups = fusion.AlignRobots(s, a)
+		aligned.Poses, model.frames, groups = fusion.AlignRobots(s, a)
 		s = &aligned
 		fmt.Fprintf(stderr, "robots   %s, each in its own odometry frame, placed in one by the association (%s)\n", cmdline.Plural(robotCount(s), "robot"), cmdline.Plural(groups, "group"))
 	}
@@ -329,15 +328,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	o.noise = fusion.EstimateNoise(s, a)
+	model.noise = fusion.EstimateNoise(s, a)
 	if s.Poses == nil {
-		o.noise.Drift = 0 // poses placed by the association are no odometry
+		model.noise.Drift = 0 // poses placed by the association are no odometry
 	}
-	final, byRecord, err := o.fuseFirst(ctx, s, placed, a.Tolerance, &recs, &results, stderr)
+	final, byRecord, err := o.fuseFirst(ctx, s, placed, model, &recs, &results, stderr)
 	if err != nil {
 		return err
 	}
-	if err := o.methodPaths(ctx, placed, ref, byRecord, recs, results, stderr); err != nil {
+	if err := o.methodPaths(ctx, placed, model, ref, byRecord, recs, results, stderr); err != nil {
 		return err
 	}
 	if err := writeFused(files, placed, s.Poses != nil, final.result, final.fused, final.graph, o.dnDistance); err != nil {

@@ -34,6 +34,16 @@ func (o *fuseOptions) readReference(input string, fromLog bool) ([]localmap.Fix,
 	return localmap.ReadReference(path)
 }
 
+// mapModel is what the association tells the optimizer, read once a run:
+// the measurement noise, each map's frame group (robots AlignRobots placed
+// together; nil for one robot) and the association's tolerance, the
+// second association's radius.
+type mapModel struct {
+	noise  fusion.Noise
+	frames []int
+	tol    float64
+}
+
 // fusedMap is a method's map: its clusters, their landmarks in the
 // odometry frame, its pose graph and, when the optimizer ran, the graph
 // optimized and the optimizer's time.
@@ -48,10 +58,10 @@ type fusedMap struct {
 // newFusedMap builds r's map on s and optimizes it. A planar optimizer
 // skips 3-D maps, and a component too large for it is skipped with a
 // warning: the association's map stands without it.
-func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusion.Result, stderr io.Writer) (*fusedMap, error) {
+func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusion.Result, model mapModel, stderr io.Writer) (*fusedMap, error) {
 	m := &fusedMap{result: r, fused: fusion.Fuse(s, r)}
 	var err error
-	if m.graph, err = fusion.NewPoseGraph(s, r, m.fused, o.noise); err != nil {
+	if m.graph, err = fusion.NewPoseGraph(s, r, m.fused, model.noise); err != nil {
 		return nil, err
 	}
 	if s.ThreeD {
@@ -71,7 +81,7 @@ func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusio
 	g := m.graph
 	odometry := "no odometry"
 	if len(g.Odometry) > 0 {
-		odometry = fmt.Sprintf("%d odometry edges (σ per metre %.4f m, %.5f rad)", len(g.Odometry), o.noise.Drift, o.noise.TurnDrift)
+		odometry = fmt.Sprintf("%d odometry edges (σ per metre %.4f m, %.5f rad)", len(g.Odometry), model.noise.Drift, model.noise.TurnDrift)
 	}
 	fmt.Fprintf(stderr, "optimize %s: %d maps, %d landmarks, %d observations (σ %.3f m), %s: cost %.4g → %.4g, %s, %.2fs\n",
 		r.Method, len(g.Poses), len(g.Landmarks), len(g.Observations), g.LandmarkSigma, odometry, res.InitialCost, res.Cost,
@@ -80,26 +90,27 @@ func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusio
 }
 
 // fuseFirst is the map fuse writes: the first method's, optimized, then
-// (-reassociate) associated again in the optimized frame within tol and
+// (-reassociate) associated again in the optimized frame within the
+// association's tolerance and
 // optimized again; that map's record (METHOD+reassociated, scored on s,
 // the maps as given) joins recs and results after the first. byRecord
 // holds the maps it optimized, by record.
-func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, tol float64, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (final *fusedMap, byRecord map[int]*fusedMap, err error) {
+func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, model mapModel, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (final *fusedMap, byRecord map[int]*fusedMap, err error) {
 	first := (*results)[0]
 	if o.reassociate {
 		// Robots the association could not place together are optimized
 		// apart: a cluster across them is no measurement.
-		first = fusion.WithinFrames(placed, first, o.frames)
+		first = fusion.WithinFrames(placed, first, model.frames)
 	}
-	m, err := o.newFusedMap(ctx, placed, first, stderr)
+	m, err := o.newFusedMap(ctx, placed, first, model, stderr)
 	if err != nil || m.opt == nil || !o.reassociate {
 		return m, map[int]*fusedMap{0: m}, err
 	}
 	t0 := time.Now()
-	r := fusion.Reassociate(placed, m.result, m.opt, o.frames, tol, o.minCluster)
+	r := fusion.Reassociate(placed, m.result, m.opt, model.frames, model.tol, o.minCluster)
 	r.Method, r.Seconds = m.result.Method+fusion.ReassociatedSuffix, time.Since(t0).Seconds()
-	fmt.Fprintf(stderr, "reassociate in the optimized frame, within %.2f m: %d clusters → %d\n", tol, m.result.Clusters, r.Clusters)
-	again, err := o.newFusedMap(ctx, placed, r, stderr)
+	fmt.Fprintf(stderr, "reassociate in the optimized frame, within %.2f m: %d clusters → %d\n", model.tol, m.result.Clusters, r.Clusters)
+	again, err := o.newFusedMap(ctx, placed, r, model, stderr)
 	if err != nil || again.opt == nil {
 		return m, map[int]*fusedMap{0: m}, err
 	}
@@ -116,7 +127,7 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, to
 // association judged by where it puts the robot, with no true
 // association needed. Without a timed trajectory and reference positions
 // it does nothing.
-func (o *fuseOptions) methodPaths(ctx context.Context, s *localmap.Set, ref []localmap.Fix, byRecord map[int]*fusedMap, recs []fuseRecord, results []*fusion.Result, stderr io.Writer) error {
+func (o *fuseOptions) methodPaths(ctx context.Context, s *localmap.Set, model mapModel, ref []localmap.Fix, byRecord map[int]*fusedMap, recs []fuseRecord, results []*fusion.Result, stderr io.Writer) error {
 	if ref == nil || s.Trajectory == nil {
 		return nil
 	}
@@ -132,7 +143,7 @@ func (o *fuseOptions) methodPaths(ctx context.Context, s *localmap.Set, ref []lo
 		m := byRecord[k]
 		if m == nil {
 			var err error
-			if m, err = o.newFusedMap(ctx, s, r, stderr); err != nil {
+			if m, err = o.newFusedMap(ctx, s, r, model, stderr); err != nil {
 				return err
 			}
 		}
