@@ -34,17 +34,17 @@ func ExampleTrack() {
 		fmt.Println(err)
 		return
 	}
-	m, err := pipeline.MatchPairs(ctx, scene, opts)
+	m, err := opts.PairStage().Run(ctx, opts.Env, scene)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	sol, err := pipeline.Solve(ctx, scene, m, opts.Solve, opts.Progress)
+	sol, err := opts.Solve.Run(ctx, opts.Env, scene, m)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	res, err := pipeline.Track(ctx, scene, m, sol, opts.Tracks.Stages(), opts)
+	res, err := pipeline.Track(ctx, opts.Env, scene, m, sol, opts.Tracks.Stages())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -116,7 +116,7 @@ func TestImageMemoryGivesTheSameResult(t *testing.T) {
 	}
 	// Match refines from the kept images alone: the files are gone.
 	o := DefaultOptions()
-	f, err := Extract(context.Background(), ims, o)
+	f, err := o.Features.Run(context.Background(), o.Env, ims)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,8 @@ func MatchGiven(ctx context.Context, scene *Scene, matches []pairwise.Pair, opts
 	if err := checkGiven(scene, matches, opts); err != nil {
 		return nil, err
 	}
-	r := newPairRun(scene, opts)
+	s := opts.PairStage()
+	r := newPairRun(scene, s, opts.Env)
 	r.Matches = slices.Clone(matches)
 	slices.SortFunc(r.Matches, func(a, b pairwise.Pair) int {
 		if a.I != b.I {
@@ -35,7 +36,7 @@ func MatchGiven(ctx context.Context, scene *Scene, matches []pairwise.Pair, opts
 		r.PairSources[k] = PairsGiven
 	}
 	if !opts.Verification.Off {
-		if err := r.verifyBatch(ctx, newPairInputs(scene, opts), nil, r.Matches, false, opts); err != nil {
+		if err := r.verifyBatch(ctx, newPairInputs(scene, s), nil, r.Matches, false); err != nil {
 			return nil, err
 		}
 	}
@@ -49,7 +50,10 @@ func checkGiven(scene *Scene, matches []pairwise.Pair, opts Options) error {
 		return err
 	}
 	sets := scene.Sets
-	if err := opts.checkSteps(); err != nil {
+	if err := opts.PairStage().validate(); err != nil {
+		return err
+	}
+	if err := opts.Tracks.Validate(); err != nil {
 		return err
 	}
 	seen := map[[2]int]bool{}

@@ -9,10 +9,13 @@ import (
 )
 
 // Match runs the stages after extraction on the scene: pairs (select,
-// match and verify, MatchPairs), CLEAR (Solve) and the track stages
-// (Track), each on the previous one's output.
+// match and verify, PairStage), CLEAR (SolveOptions) and the track stages
+// (Track), each on the previous one's output, in opts.Env.
 func Match(ctx context.Context, scene *Scene, opts Options) (*Result, error) {
-	m, err := MatchPairs(ctx, scene, opts)
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := opts.PairStage().Run(ctx, opts.Env, scene)
 	if err != nil {
 		return nil, err
 	}
@@ -22,16 +25,16 @@ func Match(ctx context.Context, scene *Scene, opts Options) (*Result, error) {
 // solveAndTrack runs CLEAR on the verified pairs, then the track stages:
 // the steps after verification, whoever made the pairs.
 func solveAndTrack(ctx context.Context, scene *Scene, m *Matched, opts Options) (*Result, error) {
-	sol, err := Solve(ctx, scene, m, opts.Solve, opts.Progress)
+	sol, err := opts.Solve.Run(ctx, opts.Env, scene, m)
 	if err != nil {
 		return nil, err
 	}
-	return Track(ctx, scene, m, sol, opts.Tracks.Stages(), opts)
+	return Track(ctx, opts.Env, scene, m, sol, opts.Tracks.Stages())
 }
 
 // check reports options the pairs stage cannot use, and a scene whose
 // feature sets do not fit its images.
-func (o Options) check(scene *Scene) error {
+func (s PairStage) check(scene *Scene) error {
 	if err := scene.check(); err != nil {
 		return err
 	}
@@ -40,7 +43,7 @@ func (o Options) check(scene *Scene) error {
 			return fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(s.Desc)+len(s.Desc8), s.Len())
 		}
 	}
-	return o.checkSteps()
+	return s.validate()
 }
 
 // descriptorsFit reports whether s holds one descriptor per keypoint, or
@@ -49,18 +52,14 @@ func descriptorsFit(s *features.Set) bool {
 	return s.Released() || len(s.Desc)+len(s.Desc8) == s.Len()*features.DescSize
 }
 
-// checkSteps reports options of the steps after extraction that Match
-// cannot use.
-func (o Options) checkSteps() error {
-	if !o.Verification.Off {
-		if err := o.Verification.Validate(); err != nil {
+// validate reports options the pairs stage cannot use.
+func (s PairStage) validate() error {
+	if !s.Verification.Off {
+		if err := s.Verification.Validate(); err != nil {
 			return err
 		}
 	}
-	if err := o.Pairs.validate(); err != nil {
-		return err
-	}
-	return o.Tracks.Validate()
+	return s.Pairs.validate()
 }
 
 // pairInputs are what matching and verification read: descriptors as
@@ -72,12 +71,12 @@ type pairInputs struct {
 	est     pairwise.Estimator
 }
 
-func newPairInputs(scene *Scene, opts Options) *pairInputs {
-	in := &pairInputs{desc: descriptors(scene.Sets, opts.Matching.RootSIFT), matcher: matcherOf(opts), est: opts.Verification.Estimator}
+func newPairInputs(scene *Scene, s PairStage) *pairInputs {
+	in := &pairInputs{desc: descriptors(scene.Sets, s.Matching.RootSIFT), matcher: s.Matching.matcher(), est: s.Verification.Estimator}
 	if in.est == nil {
 		in.est = features.CVEstimator{}
 	}
-	if !opts.Verification.Off {
+	if !s.Verification.Off {
 		in.views = make([]pairwise.View, len(scene.Sets))
 		for i, s := range scene.Sets {
 			in.views[i] = pairwise.View{Points: s.Points(), Intrinsics: scene.Camera, PixelScale: scene.Scale[i]}
@@ -86,12 +85,12 @@ func newPairInputs(scene *Scene, opts Options) *pairInputs {
 	return in
 }
 
-// matcherOf is opts' matcher: the BLAS matcher unless one is given (pure
-// Go without OpenCV).
-func matcherOf(opts Options) pairwise.Matcher {
+// matcher is o's matcher: the BLAS matcher unless one is given (pure Go
+// without OpenCV).
+func (o MatchOptions) matcher() pairwise.Matcher {
 	switch {
-	case opts.Matching.Matcher != nil:
-		return opts.Matching.Matcher
+	case o.Matcher != nil:
+		return o.Matcher
 	case features.OpenCV:
 		return features.BLASMatcher{}
 	}

@@ -62,31 +62,41 @@ func clearPairs(matches []pairwise.Pair, verified []pairwise.Verified) []pairwis
 	return out
 }
 
-// MatchPairs is the pairs stage: it selects the pairs of the scene,
-// matches and verifies them (unless opts.Verification.Off), in rounds when
-// retrieval's transitive completion proposes more.
-func MatchPairs(ctx context.Context, scene *Scene, opts Options) (*Matched, error) {
-	if err := opts.check(scene); err != nil {
+// PairStage is the pairs stage as a value: which pairs of the scene,
+// their ratio matching and their verification (Options.PairStage).
+type PairStage struct {
+	Pairs        PairOptions
+	Matching     MatchOptions
+	Verification VerifyOptions
+}
+
+// Run is the pairs stage: it selects the pairs of the scene, matches and
+// verifies them (unless s.Verification.Off), in rounds when retrieval's
+// transitive completion proposes more.
+func (s PairStage) Run(ctx context.Context, env Env, scene *Scene) (*Matched, error) {
+	if err := s.check(scene); err != nil {
 		return nil, err
 	}
-	r := newPairRun(scene, opts)
-	if err := r.matchPairs(ctx, newPairInputs(scene, opts), opts); err != nil {
+	r := newPairRun(scene, s, env)
+	if err := r.matchPairs(ctx, newPairInputs(scene, s)); err != nil {
 		return nil, err
 	}
 	return r.Matched, nil
 }
 
-// pairRun is a Matched being built for its scene.
+// pairRun is a Matched being built for its scene by its stage, in env.
 type pairRun struct {
 	*Scene
 	*Matched
+	stage PairStage
+	env   Env
 }
 
 // newPairRun starts the pairs of scene, with verification's threshold.
-func newPairRun(scene *Scene, opts Options) *pairRun {
-	r := &pairRun{Scene: scene, Matched: &Matched{}}
-	if !opts.Verification.Off {
-		r.PixelThreshold = cmp.Or(opts.Verification.Threshold, pairwise.DefaultVerifyThreshold)
+func newPairRun(scene *Scene, s PairStage, env Env) *pairRun {
+	r := &pairRun{Scene: scene, Matched: &Matched{}, stage: s, env: env}
+	if !s.Verification.Off {
+		r.PixelThreshold = cmp.Or(s.Verification.Threshold, pairwise.DefaultVerifyThreshold)
 	}
 	return r
 }
@@ -94,17 +104,18 @@ func newPairRun(scene *Scene, opts Options) *pairRun {
 // matchPairs selects the pairs, matches and verifies them, in rounds when
 // retrieval's transitive completion proposes more, and fills Matches,
 // Verified and the pair bookkeeping, sorted by pair.
-func (r *pairRun) matchPairs(ctx context.Context, in *pairInputs, opts Options) error {
+func (r *pairRun) matchPairs(ctx context.Context, in *pairInputs) error {
 	t0 := time.Now()
-	sel, err := selectPairs(ctx, Names(r.Images), setSizes(r.Sets), in.desc, in.matcher, opts)
+	s := r.stage
+	sel, err := selectPairs(ctx, Names(r.Images), setSizes(r.Sets), in.desc, in.matcher, s.Pairs, r.env)
 	if err != nil {
 		return err
 	}
 	plan := sel.plan()
 	r.Time.Select = time.Since(t0)
 	var pc *pairCache
-	if opts.Cache.Pairs != "" {
-		if pc, err = newPairCache(opts.Cache.Pairs, r.Scene, in.matcher, in.est, opts); err != nil {
+	if r.env.Cache.Pairs != "" {
+		if pc, err = newPairCache(r.env.Cache.Pairs, r.Scene, in.matcher, in.est, s); err != nil {
 			return err
 		}
 	}
@@ -118,20 +129,20 @@ func (r *pairRun) matchPairs(ctx context.Context, in *pairInputs, opts Options) 
 				source[p] = sel.source[k]
 			}
 		}
-		ms, err := r.matchBatch(ctx, in, pc, batch, opts)
+		ms, err := r.matchBatch(ctx, in, pc, batch)
 		if err != nil {
 			return err
 		}
-		if opts.Verification.Off {
+		if s.Verification.Off {
 			break
 		}
-		if err := r.verifyBatch(ctx, in, pc, ms, round > 0, opts); err != nil {
+		if err := r.verifyBatch(ctx, in, pc, ms, round > 0); err != nil {
 			return err
 		}
-		if round >= plan.Rounds(opts) {
+		if round >= plan.Rounds(s) {
 			break
 		}
-		if batch, proposed, err = r.completionPairs(sel, plan, tried, opts); err != nil {
+		if batch, proposed, err = r.completionPairs(sel, plan, tried); err != nil {
 			return err
 		}
 	}
@@ -141,10 +152,10 @@ func (r *pairRun) matchPairs(ctx context.Context, in *pairInputs, opts Options) 
 
 // matchBatch matches the pairs of batch (those not in the pair cache) and
 // appends them to Matches.
-func (r *pairRun) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache, batch [][2]int, opts Options) ([]pairwise.Pair, error) {
+func (r *pairRun) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache, batch [][2]int) ([]pairwise.Pair, error) {
 	t := time.Now()
-	mo := pairwise.Options{Ratio: opts.Matching.Ratio, Mutual: opts.Matching.Mutual, Workers: opts.Workers, Pairs: batch}
-	mo.Progress = offsetProgress(opts.Progress, StageMatch, len(r.Matches))
+	mo := pairwise.Options{Ratio: r.stage.Matching.Ratio, Mutual: r.stage.Matching.Mutual, Workers: r.env.Workers, Pairs: batch}
+	mo.Progress = offsetProgress(r.env.Progress, StageMatch, len(r.Matches))
 	var ms []pairwise.Pair
 	if pc != nil {
 		ms, mo.Pairs = pc.matches(batch)
@@ -164,10 +175,10 @@ func (r *pairRun) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache,
 
 // verifyBatch verifies the pairs of ms (those not in the pair cache) and
 // appends them to Verified; completion's pairs get its inlier-ratio floor.
-func (r *pairRun) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, completion bool, opts Options) error {
+func (r *pairRun) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache, ms []pairwise.Pair, completion bool) error {
 	t := time.Now()
-	vo := opts.verifyOptions(completion)
-	run := pairwise.VerifyRun{Workers: opts.Workers, Progress: offsetProgress(opts.Progress, StageVerify, len(r.Verified)),
+	vo := r.stage.verifyOptions(completion)
+	run := pairwise.VerifyRun{Workers: r.env.Workers, Progress: offsetProgress(r.env.Progress, StageVerify, len(r.Verified)),
 		Descriptors: in.desc} // only guided matching reads them, per pair
 	var vs []pairwise.Verified
 	todo := ms
@@ -189,10 +200,10 @@ func (r *pairRun) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache
 
 // verifyOptions are verification's options for a round's pairs:
 // completion's get its inlier-ratio floor.
-func (o Options) verifyOptions(completion bool) pairwise.VerifyOptions {
-	vo := o.Verification.VerifyOptions
+func (s PairStage) verifyOptions(completion bool) pairwise.VerifyOptions {
+	vo := s.Verification.VerifyOptions
 	if completion {
-		vo.MinInlierRatio = max(vo.MinInlierRatio, o.Pairs.CompletionMinInlierRatio)
+		vo.MinInlierRatio = max(vo.MinInlierRatio, s.Pairs.CompletionMinInlierRatio)
 	}
 	return vo
 }
@@ -205,13 +216,13 @@ func (o Options) verifyOptions(completion bool) pairwise.VerifyOptions {
 // when the chain test rejects every proposal: the rejected pairs count as
 // tried, so the next round may propose others (as clearmatch-beam's rounds
 // do).
-func (r *pairRun) completionPairs(sel *selection, plan *PairPlan, tried map[[2]int]bool, opts Options) ([][2]int, int, error) {
-	proposed, err := plan.Next(len(r.Sets), r.Verified, tried, opts)
+func (r *pairRun) completionPairs(sel *selection, plan *PairPlan, tried map[[2]int]bool) ([][2]int, int, error) {
+	proposed, err := plan.Next(len(r.Sets), r.Verified, tried, r.stage.Pairs)
 	if err != nil {
 		return nil, 0, err
 	}
 	sel.considered[SourceCompletion] += len(proposed)
-	batch := r.chained(proposed, tried, opts.Pairs.CompletionMinChains)
+	batch := r.chained(proposed, tried, r.stage.Pairs.CompletionMinChains)
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {
 		sel.source[k] = SourceCompletion

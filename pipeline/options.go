@@ -8,13 +8,14 @@ import (
 	"github.com/clearmatch/clearmatch/tracks"
 )
 
-// Options configure the pipeline, one group per stage. Start from
-// DefaultOptions (what `clearmatch match` runs with no flags),
-// BenchmarkOptions or PaperOptions and change what you need; the CLI's
-// flags mirror the groups.
+// Options configure the pipeline: each stage's options, and the Env they
+// run in. Start from a preset — DefaultOptions (what `clearmatch match`
+// runs with no flags), BenchmarkOptions or PaperOptions — and change what
+// you need; the CLI's flags mirror the groups. Each stage is a value made
+// of its groups: Features (extraction), PairStage (Pairs, Matching and
+// Verification), Solve and Tracks.
 type Options struct {
 	Features     FeatureOptions
-	Cache        CacheOptions
 	Pairs        PairOptions
 	Matching     MatchOptions
 	Verification VerifyOptions
@@ -22,11 +23,24 @@ type Options struct {
 	// Tracks configure the stages after CLEAR (package tracks; its zero
 	// value runs them all with their defaults).
 	Tracks tracks.Options
-	// Workers bounds every stage's worker pool; 0 means GOMAXPROCS.
-	// Results do not depend on it.
-	Workers int
-	// Progress, if set, receives every stage's progress.
-	Progress Progress
+	Env
+}
+
+// PairStage is the pairs stage of o: its pair selection, ratio matching
+// and verification.
+func (o Options) PairStage() PairStage {
+	return PairStage{Pairs: o.Pairs, Matching: o.Matching, Verification: o.Verification}
+}
+
+// Validate reports options a stage cannot use, before any stage runs.
+func (o Options) Validate() error {
+	if err := o.Features.Validate(); err != nil {
+		return err
+	}
+	if err := o.PairStage().validate(); err != nil {
+		return err
+	}
+	return o.Tracks.Validate()
 }
 
 // FeatureOptions configure extraction (Run only).
@@ -38,7 +52,7 @@ type FeatureOptions struct {
 	Strict bool
 }
 
-// CacheOptions configure the caches (Run only); results never depend on
+// CacheOptions configure the caches (Env.Cache); results never depend on
 // them.
 type CacheOptions struct {
 	// Features is the feature cache's folder; "" disables it.

@@ -48,33 +48,33 @@ type pairCache struct {
 	hitVerif int
 }
 
-func newPairCache(dir string, scene *Scene, m pairwise.Matcher, est pairwise.Estimator, opts Options) (*pairCache, error) {
+func newPairCache(dir string, scene *Scene, m pairwise.Matcher, est pairwise.Estimator, s PairStage) (*pairCache, error) {
 	c := &pairCache{dir: dir, digest: make([][32]byte, len(scene.Sets))}
 	var scale []float64 // the key's scale is 1 without verification, which alone reads it
-	if !opts.Verification.Off {
+	if !s.Verification.Off {
 		scale = scene.Scale
 	}
-	for i, s := range scene.Sets {
-		d, err := s.LoadFloats()
+	for i, set := range scene.Sets {
+		d, err := set.LoadFloats()
 		if err != nil {
 			return nil, err
 		}
 		h := sha256.New()
-		binary.Write(h, binary.LittleEndian, [2]int64{int64(s.Width), int64(s.Height)})
+		binary.Write(h, binary.LittleEndian, [2]int64{int64(set.Width), int64(set.Height)})
 		sc := 1.0
 		if scale != nil {
 			sc = scale[i]
 		}
 		binary.Write(h, binary.LittleEndian, math.Float64bits(sc))
-		binary.Write(h, binary.LittleEndian, int64(len(s.Keypoints)))
-		for _, k := range s.Keypoints {
+		binary.Write(h, binary.LittleEndian, int64(len(set.Keypoints)))
+		for _, k := range set.Keypoints {
 			binary.Write(h, binary.LittleEndian, [2]float32{k.X, k.Y})
 		}
 		binary.Write(h, binary.LittleEndian, d)
 		h.Sum(c.digest[i][:0])
 	}
-	mo := pairwise.Options{Ratio: opts.Matching.Ratio, Mutual: opts.Matching.Mutual}
-	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, opts.Matching.RootSIFT, mo)
+	mo := pairwise.Options{Ratio: s.Matching.Ratio, Mutual: s.Matching.Mutual}
+	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, s.Matching.RootSIFT, mo)
 	c.est, c.intrinsics = est, scene.Camera
 	return c, nil
 }

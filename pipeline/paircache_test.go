@@ -59,7 +59,7 @@ func TestPairCache(t *testing.T) {
 		t.Fatalf("verify threshold 1 hit the cache of 3: %v", r.PairCacheHits)
 	}
 	// Completion's inlier-ratio floor is a verification option of its own.
-	c, err := newPairCache(t.TempDir(), sceneOf(ims[:2], sets[:2], o), pairwise.BruteForce{}, identity{}, o)
+	c, err := newPairCache(t.TempDir(), sceneOf(ims[:2], sets[:2], o), pairwise.BruteForce{}, identity{}, o.PairStage())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,14 +32,14 @@ func TestPlanAndVerifyPairsWarmMatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		o.Cache.Pairs = t.TempDir()
-		plan, err := PlanPairs(context.Background(), sceneOf(ims, sets, o), o)
+		plan, err := o.PairStage().Plan(context.Background(), o.Env, sceneOf(ims, sets, o))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sent := viaGob(t, plan)
 		sharded := shardedPlan(t, ims, sets, o)
 		if !reflect.DeepEqual(sharded.First, plan.First) || !reflect.DeepEqual(sharded.Best, plan.Best) {
-			t.Fatalf("%s: PlanPairsStart, Code, Ranking and Rank choose %v, PlanPairs %v", pairs.Mode, sharded.First, plan.First)
+			t.Fatalf("%s: PlanStart, Code, Ranking and Rank choose %v, Plan %v", pairs.Mode, sharded.First, plan.First)
 		}
 		if plan.Index != nil {
 			// Completion ranks by similarity: from codes kept outside the
@@ -50,8 +50,8 @@ func TestPlanAndVerifyPairsWarmMatch(t *testing.T) {
 			}
 			o1 := o
 			o1.Pairs.K, o1.Pairs.MinRelative = 1, 0.5
-			a, errA := plan.Next(len(sets), all, map[[2]int]bool{}, o1)
-			b, errB := sharded.Next(len(sets), all, map[[2]int]bool{}, o1)
+			a, errA := plan.Next(len(sets), all, map[[2]int]bool{}, o1.Pairs)
+			b, errB := sharded.Next(len(sets), all, map[[2]int]bool{}, o1.Pairs)
 			if errA != nil || errB != nil || !reflect.DeepEqual(a, b) || len(a) == 0 {
 				t.Errorf("completion proposes %v from the plan's codes, %v from codes kept outside it (%v, %v)", a, b, errA, errB)
 			}
@@ -80,27 +80,27 @@ func viaGob(t *testing.T, p *PairPlan) *PairPlan {
 // own, kept outside the plan, then the images ranked in blocks of 2.
 func shardedPlan(t *testing.T, ims []Image, sets []*features.Set, o Options) *PairPlan {
 	o.Pairs.Retrieval.SampleFile = t.TempDir() + "/sample"
-	p, kept, err := PlanPairsStart(context.Background(), ims, func(i int) (*features.Set, error) { return sets[i], nil }, o)
+	p, kept, err := o.PairStage().PlanStart(context.Background(), o.Env, ims, func(i int) (*features.Set, error) { return sets[i], nil }, o.Features.Strict)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(kept) != len(ims) {
-		t.Fatalf("PlanPairsStart keeps %d of %d images", len(kept), len(ims))
+		t.Fatalf("PlanStart keeps %d of %d images", len(kept), len(ims))
 	}
 	p = viaGob(t, p)
 	if p.Ready() {
-		if _, err := p.Code(sets[0], o); err == nil && p.Index == nil {
+		if _, err := p.Code(sets[0], o.Matching); err == nil && p.Index == nil {
 			t.Error("Code on a plan without retrieval is not an error")
 		}
 		return p
 	}
 	codes := make([][]float32, len(sets))
 	for i, s := range sets {
-		if codes[i], err = p.Code(s, o); err != nil {
+		if codes[i], err = p.Code(s, o.Matching); err != nil {
 			t.Fatal(err)
 		}
 	}
-	k, rel := p.Neighbors(o)
+	k, rel := p.Neighbors(o.Pairs)
 	nb := make([][]int, len(sets))
 	best := make([]float64, len(sets))
 	for lo := 0; lo < len(sets); lo += 2 {
@@ -116,15 +116,15 @@ func shardedPlan(t *testing.T, ims []Image, sets []*features.Set, o Options) *Pa
 			}
 		}
 	}
-	if err := p.Rank(nb, best, o); err != nil {
+	if err := p.Rank(nb, best, o.Pairs); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Rank(nb, best, o); err == nil {
+	if err := p.Rank(nb, best, o.Pairs); err == nil {
 		t.Error("Rank twice is not an error")
 	}
-	if p.Rounds(o) > 0 {
+	if p.Rounds(o.PairStage()) > 0 {
 		all := []pairwise.Verified{{I: 0, J: 1, Model: pairwise.Fundamental, Candidates: 9, Inliers: 9}, {I: 1, J: 2, Model: pairwise.Fundamental, Candidates: 9, Inliers: 9}}
-		if _, err := p.Next(len(sets), all, map[[2]int]bool{}, o); !errors.Is(err, errNoCodes) {
+		if _, err := p.Next(len(sets), all, map[[2]int]bool{}, o.Pairs); !errors.Is(err, errNoCodes) {
 			t.Errorf("completion without codes: %v, want errNoCodes", err)
 		}
 	}
@@ -144,25 +144,25 @@ func warmAndMatch(t *testing.T, ims []Image, sets []*features.Set, sent *PairPla
 	for round := 0; len(batch) > 0; round++ {
 		for _, p := range batch {
 			tried[p] = true
-			v, err := VerifyPairs(context.Background(), sceneOf([]Image{ims[p[0]], ims[p[1]]}, []*features.Set{sets[p[0]], sets[p[1]]}, o), [][2]int{{0, 1}}, round > 0, o)
+			v, err := o.PairStage().Verify(context.Background(), o.Env, sceneOf([]Image{ims[p[0]], ims[p[1]]}, []*features.Set{sets[p[0]], sets[p[1]]}, o), [][2]int{{0, 1}}, round > 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			v[0].I, v[0].J = p[0], p[1]
 			verified = append(verified, v[0])
 		}
-		if round >= sent.Rounds(o) {
+		if round >= sent.Rounds(o.PairStage()) {
 			break
 		}
 		var err error
-		if batch, err = sent.Next(len(sets), verified, tried, o); err != nil {
+		if batch, err = sent.Next(len(sets), verified, tried, o.Pairs); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A pair verified before is read from the cache, without its ratio
 	// matches, as it was verified.
 	p := sent.First[0]
-	again, err := VerifyPairs(context.Background(), sceneOf([]Image{ims[p[0]], ims[p[1]]}, []*features.Set{sets[p[0]], sets[p[1]]}, o), [][2]int{{0, 1}}, false, o)
+	again, err := o.PairStage().Verify(context.Background(), o.Env, sceneOf([]Image{ims[p[0]], ims[p[1]]}, []*features.Set{sets[p[0]], sets[p[1]]}, o), [][2]int{{0, 1}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func warmAndMatch(t *testing.T, ims []Image, sets []*features.Set, sent *PairPla
 	}
 }
 
-// TestPlanPairsEach: the plan from sets read one at a time is PlanPairs's
+// TestPlanPairsEach: the plan from sets read one at a time is Plan's
 // on the usable sets, with an unreadable image skipped (or, strict, the
 // error), and the set of an image is read at most three times.
 func TestPlanPairsEach(t *testing.T) {
@@ -195,7 +195,7 @@ func TestPlanPairsEach(t *testing.T) {
 		o := DefaultOptions()
 		o.Matching.Matcher = pairwise.BruteForce{}
 		o.Pairs = pairs
-		want, err := PlanPairs(context.Background(), sceneOf(ims, sets, o), o)
+		want, err := o.PairStage().Plan(context.Background(), o.Env, sceneOf(ims, sets, o))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,18 +210,18 @@ func TestPlanPairsEach(t *testing.T) {
 			}
 			return sets[i], nil
 		}
-		got, kept, err := PlanPairsEach(context.Background(), withBroken, set, o)
+		got, kept, err := o.PairStage().PlanEach(context.Background(), o.Env, withBroken, set, o.Features.Strict)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(kept, ims) {
-			t.Errorf("%s: the plan from sets one at a time differs from PlanPairs's", pairs.Mode)
+			t.Errorf("%s: the plan from sets one at a time differs from Plan's", pairs.Mode)
 		}
 		if m := slices.Max(reads); m > 3 {
 			t.Errorf("%s: a set was read %d times, want at most 3", pairs.Mode, m)
 		}
 		o.Features.Strict = true
-		if _, _, err := PlanPairsEach(context.Background(), withBroken, set, o); !errors.Is(err, broken) {
+		if _, _, err := o.PairStage().PlanEach(context.Background(), o.Env, withBroken, set, o.Features.Strict); !errors.Is(err, broken) {
 			t.Errorf("%s, strict: error %v, want the unreadable image's", pairs.Mode, err)
 		}
 	}

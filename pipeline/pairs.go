@@ -147,24 +147,24 @@ func (s *selection) plan() *PairPlan {
 // selectPairs chooses the first batch of pairs.
 // names are the images' names and sizes their feature counts; desc gives
 // an image's descriptors as matched.
-func selectPairs(ctx context.Context, names []string, sizes []int, desc func(int) ([]float32, error), m pairwise.Matcher, opts Options) (*selection, error) {
-	sel, err := startSelection(names, opts)
+func selectPairs(ctx context.Context, names []string, sizes []int, desc func(int) ([]float32, error), m pairwise.Matcher, o PairOptions, env Env) (*selection, error) {
+	sel, err := startSelection(names, o)
 	if err != nil || !sel.ranked() {
 		return sel, err
 	}
-	x, err := retrieval.BuildFunc(ctx, sizes, desc, features.DescSize, m, opts.retrievalOptions())
+	x, err := retrieval.BuildFunc(ctx, sizes, desc, features.DescSize, m, o.retrievalOptions(env))
 	if err != nil {
 		return nil, err
 	}
 	sel.index = x
-	nb := x.Neighbors(opts.Pairs.k(), opts.Pairs.minRelative())
+	nb := x.Neighbors(o.k(), o.minRelative())
 	best := make([]float64, len(nb))
 	for i, ns := range nb {
 		if len(ns) > 0 {
 			best[i] = x.Similarity(i, ns[0])
 		}
 	}
-	sel.rank(nb, best, opts)
+	sel.rank(nb, best, o)
 	return sel, nil
 }
 
@@ -176,11 +176,11 @@ func (sel *selection) ranked() bool {
 
 // startSelection chooses the pairs of every mode but retrieval; with
 // retrieval it only sets the mode, and rank adds the pairs.
-func startSelection(names []string, opts Options) (*selection, error) {
+func startSelection(names []string, o PairOptions) (*selection, error) {
 	n := len(names)
 	sel := &selection{considered: map[string]int{}}
-	if opts.Pairs.List != nil {
-		ps, err := opts.Pairs.pairList(n)
+	if o.List != nil {
+		ps, err := o.pairList(n)
 		if err != nil {
 			return nil, err
 		}
@@ -188,23 +188,23 @@ func startSelection(names []string, opts Options) (*selection, error) {
 		sel.add(PairsGiven, ps)
 		return sel, nil
 	}
-	mode := opts.Pairs.Mode
+	mode := o.Mode
 	if mode == "" {
 		mode = PairsExhaustive
 	}
 	if mode == PairsAuto {
-		mode = opts.Pairs.AutoMode(names)
+		mode = o.AutoMode(names)
 	}
 	sel.mode = mode
 	switch mode {
 	case PairsExhaustive:
-		ps, err := opts.Pairs.pairList(n)
+		ps, err := o.pairList(n)
 		if err != nil {
 			return nil, err
 		}
 		sel.add(PairsExhaustive, ps)
 	case PairsSequential:
-		sel.add(PairsSequential, retrieval.Sequential(n, opts.Pairs.overlap()))
+		sel.add(PairsSequential, retrieval.Sequential(n, o.overlap()))
 	}
 	return sel, nil
 }
@@ -213,11 +213,11 @@ func startSelection(names []string, opts Options) (*selection, error) {
 // (retrieval's Neighbors) and best[i] its similarity to the first, which
 // completion's floor reads. Then sequential's pairs when the mode has
 // them, and the batch is sorted.
-func (sel *selection) rank(nb [][]int, best []float64, opts Options) {
+func (sel *selection) rank(nb [][]int, best []float64, o PairOptions) {
 	sel.add(PairsRetrieval, retrieval.Pairs(nb))
 	sel.best = best
 	if sel.mode != PairsRetrieval {
-		sel.add(PairsSequential, retrieval.Sequential(len(nb), opts.Pairs.overlap()))
+		sel.add(PairsSequential, retrieval.Sequential(len(nb), o.overlap()))
 	}
 	sortSelection(sel)
 }
@@ -238,12 +238,12 @@ func (sel *selection) add(src string, ps [][2]int) {
 	}
 }
 
-// retrievalOptions are retrieval's options, on Match's workers unless
-// they say otherwise.
-func (o Options) retrievalOptions() retrieval.Options {
-	ro := o.Pairs.Retrieval
+// retrievalOptions are retrieval's options, on env's workers unless they
+// say otherwise.
+func (o PairOptions) retrievalOptions(env Env) retrieval.Options {
+	ro := o.Retrieval
 	if ro.Workers == 0 {
-		ro.Workers = o.Workers
+		ro.Workers = env.Workers
 	}
 	return ro
 }

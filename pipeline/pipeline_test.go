@@ -112,7 +112,7 @@ func TestChainGivesMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	scene := sceneOf(ims, sets, o)
-	m, err := MatchPairs(context.Background(), scene, o)
+	m, err := o.PairStage().Run(context.Background(), o.Env, scene)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestChainGivesMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Track(context.Background(), scene, m, sol, o.Tracks.Stages(), o)
+	got, err := Track(context.Background(), o.Env, scene, m, sol, o.Tracks.Stages())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,10 @@ import (
 // unknown). Unreadable images are skipped (listed in Result.Skipped)
 // unless opts.Features.Strict; fewer than two usable images is an error.
 func Run(ctx context.Context, images []Image, camera geom.Intrinsics, opts Options) (*Result, error) {
-	f, err := Extract(ctx, images, opts)
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := opts.Features.Run(ctx, opts.Env, images)
 	if err != nil {
 		return nil, err
 	}
@@ -52,47 +55,47 @@ type Extracted struct {
 	Time time.Duration
 }
 
-// Extract is the extraction stage: it finds the features of the images
-// (through the feature cache, which it fills) and keeps the usable ones,
-// as Run does before Match.
-func Extract(ctx context.Context, images []Image, opts Options) (*Extracted, error) {
-	if err := opts.Features.Validate(); err != nil {
+// Run is the extraction stage: it finds the features of the images
+// (through env's feature cache, which it fills) and keeps the usable
+// ones, as Run does before Match.
+func (o FeatureOptions) Run(ctx context.Context, env Env, images []Image) (*Extracted, error) {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	ex := newExtractor(opts)
+	ex := newExtractor(o, env)
 	sets, errs, st := ex.ExtractFiles(ctx, Paths(images), Names(images))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	kept, keptSets, skipped, err := usable(images, sets, errs, opts.Features.Strict)
+	kept, keptSets, skipped, err := usable(images, sets, errs, o.Strict)
 	if err != nil {
 		return nil, err
 	}
-	scene, err := NewScene(kept, keptSets, opts.Features.MaxDim)
+	scene, err := NewScene(kept, keptSets, o.MaxDim)
 	if err != nil {
 		return nil, err
 	}
-	scene.grays = ex.Grays
+	scene.grays, scene.MaxPixels = ex.Grays, o.MaxPixels
 	return &Extracted{Scene: scene, Skipped: skipped, Stats: st, Descriptors: ex.Descriptors, Time: time.Since(t0)}, nil
 }
 
-// newExtractor is the extractor of opts: its cache, its descriptor memory
-// bound and its progress.
-func newExtractor(opts Options) *features.Extractor {
-	ex := &features.Extractor{Options: opts.Features.Options, CacheDir: opts.Cache.Features, Workers: opts.Workers, Compact: true}
-	if opts.Cache.Features != "" && opts.Cache.DescriptorMemory >= 0 {
-		budget := opts.Cache.DescriptorMemory
+// newExtractor is the extractor of o in env: its cache, its descriptor
+// memory bound and its progress.
+func newExtractor(o FeatureOptions, env Env) *features.Extractor {
+	ex := &features.Extractor{Options: o.Options, CacheDir: env.Cache.Features, Workers: env.Workers, Compact: true}
+	if env.Cache.Features != "" && env.Cache.DescriptorMemory >= 0 {
+		budget := env.Cache.DescriptorMemory
 		if budget == 0 {
 			budget = DefaultDescriptorMemory
 		}
 		ex.Descriptors = features.NewDescriptorCache(budget)
 	}
-	if opts.Cache.ImageMemory >= 0 {
-		ex.Grays = imagefile.NewGrayCache(cmp.Or(opts.Cache.ImageMemory, DefaultImageMemory))
+	if env.Cache.ImageMemory >= 0 {
+		ex.Grays = imagefile.NewGrayCache(cmp.Or(env.Cache.ImageMemory, DefaultImageMemory))
 	}
-	if opts.Progress != nil {
-		ex.Progress = func(done, total int, _ string) { opts.Progress.Update(StageExtract, done, total) }
+	if env.Progress != nil {
+		ex.Progress = func(done, total int, _ string) { env.Progress.Update(StageExtract, done, total) }
 	}
 	return ex
 }
@@ -140,14 +143,14 @@ func usableIndex(images []Image, errs []error, strict bool) ([]int, []Skipped, e
 	return kept, skipped, nil
 }
 
-// ExtractEach finds the features of each image through the feature cache
+// RunEach finds the features of each image through env's feature cache
 // (which it fills), one set or error per image, holding every set's
-// descriptors in memory: a worker's share of Extract.
-func ExtractEach(ctx context.Context, images []Image, opts Options) ([]*features.Set, []error, error) {
-	if err := opts.Features.Validate(); err != nil {
+// descriptors in memory: a worker's share of Run.
+func (o FeatureOptions) RunEach(ctx context.Context, env Env, images []Image) ([]*features.Set, []error, error) {
+	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
-	opts.Cache.DescriptorMemory = -1
-	sets, errs, _ := newExtractor(opts).ExtractFiles(ctx, Paths(images), Names(images))
+	env.Cache.DescriptorMemory = -1
+	sets, errs, _ := newExtractor(o, env).ExtractFiles(ctx, Paths(images), Names(images))
 	return sets, errs, ctx.Err()
 }

@@ -26,6 +26,10 @@ type Scene struct {
 	// then verified with essential matrices. Self-calibration does not
 	// change it; it returns a camera of its own (Result.SelfCalibration).
 	Camera geom.Intrinsics
+	// MaxPixels is the most pixels (width × height) a stage that reads
+	// the image files admits (features.Options.MaxPixels; 0:
+	// imagefile.DefaultMaxPixels); extraction read them so.
+	MaxPixels int64
 
 	// grays are the images extraction decoded last, which refinement
 	// reads instead of the files (CacheOptions.ImageMemory).

@@ -37,9 +37,10 @@ func Association(scene *Scene, m *Matched, o SolveOptions) (*clear.Problem, erro
 	return pairwise.Problem(counts, m.Pairs(), o.Weighted)
 }
 
-// Solve is the solve stage: CLEAR (or union-find, to compare) on the
-// association of the pairs, its progress to pr (nil: none).
-func Solve(ctx context.Context, scene *Scene, m *Matched, o SolveOptions, pr Progress) (*Solution, error) {
+// Run is the solve stage: CLEAR (or union-find, to compare) on the
+// association of the scene's matched pairs, its progress to env's.
+func (o SolveOptions) Run(ctx context.Context, env Env, scene *Scene, m *Matched) (*Solution, error) {
+	pr := env.Progress
 	p, err := Association(scene, m, o)
 	if err != nil {
 		return nil, err

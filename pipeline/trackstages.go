@@ -7,14 +7,14 @@ import (
 	"github.com/clearmatch/clearmatch/tracks"
 )
 
-// Track is the track stages' run: each of stages (opts.Tracks.Stages(),
+// Track is the track stages' run: each of stages (Options.Tracks.Stages(),
 // or a caller's list: clearmatch-beam swaps in its own refinement) on the
 // previous one's tracks, starting from the solution's. The Result holds
 // every stage's output, stats and time.
-func Track(ctx context.Context, scene *Scene, m *Matched, sol *Solution, stages []tracks.Stage, opts Options) (*Result, error) {
+func Track(ctx context.Context, env Env, scene *Scene, m *Matched, sol *Solution, stages []tracks.Stage) (*Result, error) {
 	r := &Result{Scene: scene, Matched: m, Solution: sol, Item: sol.Item, Verified: m.Verified}
 	r.Timing.Select, r.Timing.Match, r.Timing.Verify, r.Timing.Solve = m.Time.Select, m.Time.Match, m.Time.Verify, sol.Time
-	v := r.trackViews(opts)
+	v := r.trackViews(env)
 	t := tracks.Tracks{Item: sol.Item, Solved: sol.Item, Keypoints: scene.Sets, Pairs: m.Verified}
 	lap := stopwatch()
 	for _, stage := range stages {
@@ -52,10 +52,11 @@ func (r *Result) record(st tracks.Stats, d time.Duration) {
 
 // trackViews is what the track stages read: the scene's features, image
 // files (when every image has one), scales and camera, the thresholds;
-// their scratch folder is the feature cache's.
-func (r *Result) trackViews(opts Options) *tracks.Views {
-	v := &tracks.Views{Sets: r.Sets, MaxPixels: opts.Features.MaxPixels, Grays: r.grays, Threshold: r.PixelThreshold,
-		Intrinsics: r.Camera, Workers: opts.Workers, Scratch: opts.Cache.Features, Progress: trackProgress(opts.Progress)}
+// their workers, progress and scratch folder (the feature cache's) are
+// env's.
+func (r *Result) trackViews(env Env) *tracks.Views {
+	v := &tracks.Views{Sets: r.Sets, MaxPixels: r.MaxPixels, Grays: r.grays, Threshold: r.PixelThreshold,
+		Intrinsics: r.Camera, Workers: env.Workers, Scratch: env.Cache.Features, Progress: trackProgress(env.Progress)}
 	if r.PixelThreshold > 0 { // verified: thresholds scale with detection
 		v.Scale = r.Scale
 	}

@@ -22,13 +22,16 @@ type assembly struct {
 
 // run is a match.Runner: pipeline.Run's stages, called one by one.
 func (a *assembly) run(ctx context.Context, images []pipeline.Image, camera geom.Intrinsics, opts pipeline.Options) (*pipeline.Result, error) {
-	ex, err := pipeline.Extract(ctx, images, opts)
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ex, err := opts.Features.Run(ctx, opts.Env, images)
 	if err != nil {
 		return nil, err
 	}
 	scene := ex.Scene
 	scene.Camera = camera
-	m, err := pipeline.MatchPairs(ctx, scene, opts)
+	m, err := opts.PairStage().Run(ctx, opts.Env, scene)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +45,7 @@ func (a *assembly) run(ctx context.Context, images []pipeline.Image, camera geom
 			stages[k] = refineStage{o, a.refiner}
 		}
 	}
-	r, err := pipeline.Track(ctx, scene, m, sol, stages, opts)
+	r, err := pipeline.Track(ctx, opts.Env, scene, m, sol, stages)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +59,7 @@ func (a *assembly) run(ctx context.Context, images []pipeline.Image, camera geom
 func (a *assembly) solve(ctx context.Context, scene *pipeline.Scene, m *pipeline.Matched, opts pipeline.Options) (*pipeline.Solution, error) {
 	s := a.solved
 	if s.result == nil || opts.Solve.UnionFind {
-		return pipeline.Solve(ctx, scene, m, opts.Solve, opts.Progress)
+		return opts.Solve.Run(ctx, opts.Env, scene, m)
 	}
 	p, err := pipeline.Association(scene, m, opts.Solve)
 	if err != nil {
@@ -65,7 +68,7 @@ func (a *assembly) solve(ctx context.Context, scene *pipeline.Scene, m *pipeline
 	if n := p.NumObservations(); n != s.cut.L || int64(len(p.Associations)) != s.cut.Edges {
 		fmt.Fprintf(a.warn, "%s: warning: the pipeline solved CLEAR for %d observations and %d associations, the assembly has %d and %d; solving it whole\n",
 			prog, s.cut.L, s.cut.Edges, n, len(p.Associations))
-		return pipeline.Solve(ctx, scene, m, opts.Solve, opts.Progress)
+		return opts.Solve.Run(ctx, opts.Env, scene, m)
 	}
 	return pipeline.NewSolution(p, s.result)
 }

@@ -93,7 +93,7 @@ func (f *chainFn) support(ctx context.Context, b chainBatch, g []int, o pipeline
 		if err != nil {
 			return nil, 0, err
 		}
-		got, err := pipeline.VerifyPairs(ctx, scene, localPairs(slices.Compact(ps), local), round > 0, o)
+		got, err := o.PairStage().Verify(ctx, o.Env, scene, localPairs(slices.Compact(ps), local), round > 0)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -136,7 +136,7 @@ func (f *extractFn) ProcessElement(ctx context.Context, b imageBatch, emit func(
 	defer release()
 	o.Features.Strict = false // a batch may hold one readable image; the plan decides
 	// The sets are in the feature cache now; the plan reads them back.
-	sets, errs, err := pipeline.ExtractEach(ctx, ims, o)
+	sets, errs, err := o.Features.RunEach(ctx, o.Env, ims)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (f *planFn) ProcessElement(ctx context.Context, _ int, extracted func(*int)
 		}
 		return s, err
 	}
-	plan, images, err := pipeline.PlanPairsStart(ctx, f.m.Images, set, o)
+	plan, images, err := o.PairStage().PlanStart(ctx, o.Env, f.m.Images, set, o.Features.Strict)
 	if err != nil {
 		return err
 	}
@@ -318,7 +318,7 @@ func (f *pairFn) verifyGroup(ctx context.Context, pairs [][2]int, completion boo
 	if err != nil {
 		return 0, err
 	}
-	vs, err := pipeline.VerifyPairs(ctx, scene, localPairs(pairs, local), completion, o)
+	vs, err := o.PairStage().Verify(ctx, o.Env, scene, localPairs(pairs, local), completion)
 	if err != nil {
 		return 0, err
 	}
@@ -401,7 +401,7 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 		all = append(all, r)
 	}
 	held := int64(len(all)) * int64(unsafe.Sizeof(pairResult{}))
-	if f.Round > f.plan.Plan.Rounds(f.m.Options) {
+	if f.Round > f.plan.Plan.Rounds(f.m.Options.PairStage()) {
 		recordBundle(ctx, "completion", held)
 		return nil
 	}
@@ -411,7 +411,7 @@ func (f *completeFn) ProcessElement(ctx context.Context, _ int, results func(*pa
 		tried[[2]int{r.I, r.J}] = true
 		vs[k] = pairwise.Verified{I: r.I, J: r.J, Model: pairwise.ModelKind(r.Model), Candidates: r.Candidates, Inliers: r.Inliers}
 	}
-	next, err := f.plan.Plan.Next(len(f.plan.Images), vs, tried, f.m.Options)
+	next, err := f.plan.Plan.Next(len(f.plan.Images), vs, tried, f.m.Options.Pairs)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (f *codeFn) ProcessElement(ctx context.Context, b codeBatch, emit func(int)
 		if err != nil {
 			return err
 		}
-		code, err := f.plan.Plan.Code(set, o)
+		code, err := f.plan.Plan.Code(set, o.Matching)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.plan.Images[i].Name, err)
 		}
@@ -108,7 +108,7 @@ func (f *rankFn) ProcessElement(ctx context.Context, b int, emit func(rowNeighbo
 	if err != nil {
 		return err
 	}
-	k, rel := f.plan.Plan.Neighbors(f.m.Options)
+	k, rel := f.plan.Plan.Neighbors(f.m.Options.Pairs)
 	r := retrieval.NewRanking(lo, rows, k)
 	var held int64
 	for c := 0; c < n; c += size {
@@ -172,7 +172,7 @@ func (f *selectFn) ProcessElement(ctx context.Context, _ int, ranked func(*rowNe
 		held += int64(len(r.Nb))*8 + 8
 	}
 	p := f.plan.Plan
-	if err := p.Rank(nb, best, f.m.Options); err != nil {
+	if err := p.Rank(nb, best, f.m.Options.Pairs); err != nil {
 		return err
 	}
 	if err := writePlan(f.Dir, f.plan); err != nil {

@@ -11,7 +11,7 @@ import (
 // readSet reads one image's set from the feature cache (extracting it if
 // it is not there), or gives its extraction error.
 func readSet(ctx context.Context, im pipeline.Image, opts pipeline.Options) (*features.Set, error) {
-	sets, errs, err := pipeline.ExtractEach(ctx, []pipeline.Image{im}, opts)
+	sets, errs, err := opts.Features.RunEach(ctx, opts.Env, []pipeline.Image{im})
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (c *setCache) get(ctx context.Context, images []pipeline.Image, idx []int, 
 	if len(missing) == 0 {
 		return out, nil
 	}
-	sets, errs, err := pipeline.ExtractEach(ctx, missing, opts)
+	sets, errs, err := opts.Features.RunEach(ctx, opts.Env, missing)
 	if err != nil {
 		return nil, err
 	}

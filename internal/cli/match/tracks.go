@@ -160,7 +160,7 @@ func RunTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return err
 	}
-	ps.Camera = o.camera
+	ps.Camera, ps.MaxPixels = o.camera, o.pipe.Features.MaxPixels
 	res, err := pipeline.MatchGiven(ctx, ps, in.matches, o.pipe)
 	if err != nil {
 		return err
