@@ -120,51 +120,45 @@ type SelfCalibration struct {
 }
 
 // NewReport summarizes a run whose tracks and consistent matches are t and
-// ms.
+// ms: each stage's part of report.json from that stage's value and stats
+// (extraction's scene, the pairs stage's Matched, the solve's Solution,
+// the track stages' stats), then the outputs' counts.
 func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
-	var weak *pipeline.WeakStats
-	if r.Weak.Pairs > 0 || r.Weak.Dropped > 0 {
-		weak = &r.Weak
-	}
-	rep := &Report{
-		FormatVersion: ReportFormatVersion,
-		Images:        len(r.Images), Skipped: []string{}, PairsMatched: len(r.Matches),
-		InputMatches: len(r.Problem.Associations), UniverseSize: r.Clear.UniverseSize,
-		Components: r.Clear.Components, LargestComponent: r.Clear.LargestComponent,
-		SplitComponents: r.Clear.SplitComponents, CutAssociations: r.Clear.CutAssociations,
-		Tracks: len(t.Tracks), ForeignObservations: r.Foreign, CompletedObservations: r.Completed, UnconfirmedObservations: r.Refinement.Unconfirmed, WeakPairs: weak, ConsistentMatches: len(ms), CacheHits: r.CacheHits, PairCacheHits: PairCacheHits{r.PairCacheHits[0], r.PairCacheHits[1]}, DescriptorLoads: r.DescriptorLoads,
-		TimingSeconds: map[string]float64{
-			"extract": r.Timing.Extract.Seconds(), "select": r.Timing.Select.Seconds(), "match": r.Timing.Match.Seconds(),
-			"verify": r.Timing.Verify.Seconds(), "solve": r.Timing.Solve.Seconds(), "complete": r.Timing.Complete.Seconds(),
-			"refine": r.Timing.Refine.Seconds(), "weak": r.Timing.Weak.Seconds(),
-		},
-	}
-	if sc := r.SelfCalibration; sc != nil {
-		rep.SelfCalibration = &SelfCalibration{Accepted: sc.Accepted, Reason: sc.Reason, Focal: sc.Camera.Focal, Cx: sc.Camera.Cx, Cy: sc.Camera.Cy, K1: sc.Camera.K1,
-			Images: sc.Views, Placed: sc.Registered, Points: sc.Points, Observations: sc.Observations, RMS: sc.RMS, Chi2: sc.Chi2}
-		rep.TimingSeconds["calibrate"] = r.Timing.Calibrate.Seconds()
-	}
-	if st := r.Reproj; st.Views > 0 || st.Reason != "" {
-		rep.ReprojFilter = &st
-		rep.TimingSeconds["reproj"] = r.Timing.Reproj.Seconds()
-	}
+	rep := &Report{FormatVersion: ReportFormatVersion, Skipped: []string{}, TimingSeconds: map[string]float64{}}
+	rep.addExtraction(r)
+	rep.addPairs(r, consistentPerPair(ms))
+	rep.addSolve(r.Solution)
+	rep.addTrackStages(r)
+	rep.Tracks, rep.ConsistentMatches = len(t.Tracks), len(ms)
+	return rep
+}
+
+// addExtraction reports the scene extraction made: its images and their
+// features, the images skipped, the feature cache's work.
+func (rep *Report) addExtraction(r *pipeline.Result) {
+	rep.Images, rep.CacheHits, rep.DescriptorLoads = len(r.Images), r.CacheHits, r.DescriptorLoads
 	for _, s := range r.Skipped {
 		rep.Skipped = append(rep.Skipped, s.Name)
 	}
 	for _, s := range r.Sets {
 		rep.Features = append(rep.Features, ImageFeatures{Image: s.Image, Features: s.Len()})
 	}
-	consistent := map[[2]int]int{}
-	for _, m := range ms {
-		consistent[[2]int{m.A, m.B}]++
+	rep.TimingSeconds["extract"] = r.Timing.Extract.Seconds()
+}
+
+// addPairs reports the pairs stage: how the pairs were chosen, each pair's
+// ratio matches and verification (the models the track stages left,
+// Result.Verified) with its consistent matches, and the pair cache's work.
+func (rep *Report) addPairs(r *pipeline.Result, consistent map[[2]int]int) {
+	rep.PairsMatched = len(r.Matches)
+	rep.PairCacheHits = PairCacheHits{r.PairCacheHits[0], r.PairCacheHits[1]}
+	if r.Verified != nil {
+		c := r.CountVerification()
+		rep.Verification = &c
 	}
 	byPair := map[[2]int]*pairwise.Verified{}
 	for k := range r.Verified {
 		byPair[[2]int{r.Verified[k].I, r.Verified[k].J}] = &r.Verified[k]
-	}
-	if r.Verified != nil {
-		c := r.CountVerification()
-		rep.Verification = &c
 	}
 	rep.PairSelection = PairSelection{Mode: r.PairMode, Sources: map[string]SourceCount{}}
 	for src, n := range r.PairsConsidered {
@@ -177,19 +171,64 @@ func NewReport(r *pipeline.Result, t *Tracks, ms []Match) *Report {
 		if k < len(r.PairSources) {
 			src = r.PairSources[k]
 		}
+		v := byPair[[2]int{p.I, p.J}]
 		c := rep.PairSelection.Sources[src]
 		c.Matched++
-		if v := byPair[[2]int{p.I, p.J}]; v != nil && v.Model != pairwise.NoModel {
+		if v != nil && v.Model != pairwise.NoModel {
 			c.Verified++
 		}
 		rep.PairSelection.Sources[src] = c
 		rep.RatioMatches += len(p.Matches)
 		pr := PairReport{A: r.Images[p.I].Name, B: r.Images[p.J].Name, Matches: len(p.Matches), Consistent: consistent[[2]int{p.I, p.J}]}
-		if v := byPair[[2]int{p.I, p.J}]; v != nil {
+		if v != nil {
 			pr.Model, pr.HInliers, pr.FInliers, pr.Inliers, pr.Guided = v.Model.String(), v.HInliers, v.FInliers, v.Inliers, v.Guided
 			pr.Verified = len(v.Matches)
 		}
 		rep.Pairs = append(rep.Pairs, pr)
 	}
-	return rep
+	rep.TimingSeconds["select"] = r.Timing.Select.Seconds()
+	rep.TimingSeconds["match"] = r.Timing.Match.Seconds()
+	rep.TimingSeconds["verify"] = r.Timing.Verify.Seconds()
+}
+
+// consistentPerPair counts the consistent matches of each image pair.
+func consistentPerPair(ms []Match) map[[2]int]int {
+	consistent := map[[2]int]int{}
+	for _, m := range ms {
+		consistent[[2]int{m.A, m.B}]++
+	}
+	return consistent
+}
+
+// addSolve reports the solve stage: CLEAR's input and what it found.
+func (rep *Report) addSolve(sol *pipeline.Solution) {
+	rep.InputMatches, rep.ForeignObservations = len(sol.Problem.Associations), sol.Foreign
+	c := sol.Clear
+	rep.UniverseSize, rep.Components, rep.LargestComponent = c.UniverseSize, c.Components, c.LargestComponent
+	rep.SplitComponents, rep.CutAssociations = c.SplitComponents, c.CutAssociations
+	rep.TimingSeconds["solve"] = sol.Time.Seconds()
+}
+
+// addTrackStages reports each track stage's stats and time; a stage that
+// did not run leaves its part out (completion and refinement report
+// zeros, and the weak-pair filter's time is there, as report.json always
+// had them).
+func (rep *Report) addTrackStages(r *pipeline.Result) {
+	rep.CompletedObservations, rep.UnconfirmedObservations = r.Completed, r.Refinement.Unconfirmed
+	if r.Weak.Pairs > 0 || r.Weak.Dropped > 0 {
+		weak := r.Weak
+		rep.WeakPairs = &weak
+	}
+	rep.TimingSeconds["complete"] = r.Timing.Complete.Seconds()
+	rep.TimingSeconds["refine"] = r.Timing.Refine.Seconds()
+	rep.TimingSeconds["weak"] = r.Timing.Weak.Seconds()
+	if sc := r.SelfCalibration; sc != nil {
+		rep.SelfCalibration = &SelfCalibration{Accepted: sc.Accepted, Reason: sc.Reason, Focal: sc.Camera.Focal, Cx: sc.Camera.Cx, Cy: sc.Camera.Cy, K1: sc.Camera.K1,
+			Images: sc.Views, Placed: sc.Registered, Points: sc.Points, Observations: sc.Observations, RMS: sc.RMS, Chi2: sc.Chi2}
+		rep.TimingSeconds["calibrate"] = r.Timing.Calibrate.Seconds()
+	}
+	if st := r.Reproj; st.Views > 0 || st.Reason != "" {
+		rep.ReprojFilter = &st
+		rep.TimingSeconds["reproj"] = r.Timing.Reproj.Seconds()
+	}
 }
