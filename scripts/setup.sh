@@ -29,7 +29,7 @@ have_colmap() {
 }
 
 if ! command -v go >/dev/null 2>&1; then
-	echo "setup: Go is not installed; install Go 1.24 or newer (https://go.dev/dl/)" >&2
+	echo "setup: Go is not installed; install Go 1.26 or newer (https://go.dev/dl/)" >&2
 	exit 1
 fi
 
