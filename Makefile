@@ -33,19 +33,20 @@ build-beam: setup
 # it end to end, the README's quickstart and COLMAP's mapper included. The
 # 20-minute timeout leaves room for a cold build cache (the cgo build of
 # gocv) on a slow machine; docs/benchmarks.md has the suite's time.
-TESTFLAGS ?= -count=1 -timeout 20m
+# -vet=off: each module's `go vet` runs first with every analyzer; go test's
+# own vet would run a subset of them again over every dependency.
+TESTFLAGS ?= -count=1 -timeout 20m -vet=off
 # The cgo run below skips PURE's packages that never reach OpenCV: they
 # behave the same without cgo and test-pure tests them once
 # (scripts/cgo-test-packages.sh). Every build of the suite, the binaries
 # the tests build and the Beam module's included, takes gocv's MatProfile
 # variant, so that gocv's cgo build happens once; package features' tests
 # then fail if a Mat is left open (features/matprofile_test.go).
+# The Beam module's tests run beside the core's (scripts/test.sh), its
+# output printed after theirs.
 test: export GOFLAGS := $(GOFLAGS) -tags=matprofile
 test: setup-test
-	$(GO) vet ./...
-	pkgs=$$(GO=$(GO) scripts/cgo-test-packages.sh $(PURE)) && $(GO) test $(TESTFLAGS) $$pkgs
-	$(MAKE) --no-print-directory test-pure
-	$(MAKE) --no-print-directory test-beam
+	GO="$(GO)" TESTFLAGS="$(TESTFLAGS)" PURE="$(PURE)" scripts/test.sh
 
 # test-beam: the Beam module's vet and tests (clearmatch-beam on Prism
 # writes match's tracks.json byte for byte).

@@ -57,7 +57,7 @@ type Extracted struct {
 
 // Run is the extraction stage: it finds the features of the images
 // (through env's feature cache, which it fills) and keeps the usable
-// ones, as Run does before Match.
+// ones, as the function Run does before Match.
 func (o FeatureOptions) Run(ctx context.Context, env Env, images []Image) (*Extracted, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
