@@ -181,7 +181,7 @@ func warmAndMatch(t *testing.T, ims []Image, sets []*features.Set, sent *PairPla
 	}
 }
 
-// TestPlanPairsEach: the plan from sets read one at a time is Plan's
+// TestPlanPairsEach: the plan from sets read one at a time (PlanEach) is Plan's
 // on the usable sets, with an unreadable image skipped (or, strict, the
 // error), and the set of an image is read at most three times.
 func TestPlanPairsEach(t *testing.T) {
