@@ -114,34 +114,22 @@ func countFits(a, b *mapIndex, h *alignment, tol float64, beat int) int {
 // pairUp returns the pairings within tol under h, one-to-one, nearest
 // first (ties to the lower indices), sorted by a's landmark.
 func pairUp(a, b *mapIndex, h *alignment, tol float64) [][2]int {
-	type cand struct {
-		d    float64
-		i, j int
-	}
-	var cs []cand
+	var cs []near
 	for j, p := range b.pts {
 		q := h.apply(p)
 		a.grid.Near(q.X, q.Y, tol, func(k int32) {
 			if d := math.Hypot(a.pts[k].X-q.X, a.pts[k].Y-q.Y); d <= tol && math.Abs(a.z[k]-b.z[j]) <= tol {
-				cs = append(cs, cand{d, int(k), j})
+				cs = append(cs, near{int(k), j, d})
 			}
 		})
 	}
-	sort.Slice(cs, func(x, y int) bool {
-		if cs[x].d != cs[y].d {
-			return cs[x].d < cs[y].d
-		}
-		if cs[x].i != cs[y].i {
-			return cs[x].i < cs[y].i
-		}
-		return cs[x].j < cs[y].j
-	})
+	sortNear(cs)
 	usedA, usedB := map[int]bool{}, map[int]bool{}
 	var out [][2]int
 	for _, c := range cs {
-		if !usedA[c.i] && !usedB[c.j] {
-			usedA[c.i], usedB[c.j] = true, true
-			out = append(out, [2]int{c.i, c.j})
+		if !usedA[c.a] && !usedB[c.b] {
+			usedA[c.a], usedB[c.b] = true, true
+			out = append(out, [2]int{c.a, c.b})
 		}
 	}
 	sort.Slice(out, func(x, y int) bool { return out[x][0] < out[y][0] })

@@ -195,7 +195,7 @@ func closePairs(pts []geom.Point, radius float64) []near {
 	return out
 }
 
-// sortNear orders v closest first, ties by index.
+// sortNear orders v closest first, ties by the lower a, then b.
 func sortNear(v []near) {
 	sort.Slice(v, func(x, y int) bool {
 		if v[x].d != v[y].d {
