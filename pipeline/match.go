@@ -38,9 +38,9 @@ func (s PairStage) check(scene *Scene) error {
 	if err := scene.check(); err != nil {
 		return err
 	}
-	for i, s := range scene.Sets {
-		if !descriptorsFit(s) {
-			return fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(s.Desc)+len(s.Desc8), s.Len())
+	for i, set := range scene.Sets {
+		if !descriptorsFit(set) {
+			return fmt.Errorf("pipeline: image %d has %d descriptor values for %d features", i, len(set.Desc)+len(set.Desc8), set.Len())
 		}
 	}
 	return s.validate()
@@ -78,8 +78,8 @@ func newPairInputs(scene *Scene, s PairStage) *pairInputs {
 	}
 	if !s.Verification.Off {
 		in.views = make([]pairwise.View, len(scene.Sets))
-		for i, s := range scene.Sets {
-			in.views[i] = pairwise.View{Points: s.Points(), Intrinsics: scene.Camera, PixelScale: scene.Scale[i]}
+		for i, set := range scene.Sets {
+			in.views[i] = pairwise.View{Points: set.Points(), Intrinsics: scene.Camera, PixelScale: scene.Scale[i]}
 		}
 	}
 	return in
