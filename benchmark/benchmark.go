@@ -144,7 +144,7 @@ type Evaluation struct {
 // scores every row against b's truth; minTrack is clear_min_track's
 // threshold.
 func (b *Benchmark) Evaluate(ctx context.Context, protocol string, opts pipeline.Options, minTrack int) (*Evaluation, error) {
-	scene, err := pipeline.NewScene(b.Images, b.Sets, opts.Features.MaxDim)
+	scene, err := pipeline.NewScene(b.Images, b.Sets, opts.Features.Extraction().MaxDim)
 	if err != nil {
 		return nil, err
 	}

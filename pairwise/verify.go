@@ -65,7 +65,7 @@ type Estimator interface {
 
 // View is what verification needs of one image: its feature positions (in
 // pixels), descriptors (row-major, dim each; only guided matching reads
-// them, so they may be nil with NoGuided), intrinsics when known, and
+// them, so they may be nil without Guided), intrinsics when known, and
 // PixelScale, the full-resolution pixels per pixel of the image the
 // features were detected in (1 when not downscaled; 0 means 1), so that
 // thresholds keep their meaning at the detection resolution.
@@ -98,9 +98,12 @@ type VerifyOptions struct {
 	// HRatio: H is the model when it has at least HRatio times the inliers
 	// of F (or E). Default 0.8 (COLMAP's max_H_inlier_ratio).
 	HRatio float64
-	// NoGuided turns guided matching off: a verified pair keeps only the
-	// inliers of its ratio matches.
-	NoGuided bool
+	// Guided adds guided matches to a verified pair: features within
+	// GuidedThreshold of its model that pass GuidedRatio. Off by default,
+	// as in COLMAP: a verified pair keeps only the inliers of its ratio
+	// matches (guided matching cost SfM accuracy; see
+	// pipeline.DefaultOptions).
+	Guided bool
 	// NoOneToOneCheck turns off the check of pairs whose inliers hold
 	// several matches into one feature of image J: by default such a pair
 	// is verified only if its inliers go into at least MinInliers features
@@ -113,13 +116,14 @@ type VerifyOptions struct {
 	// pair keeps its first result when it passes, so the check only ever
 	// rejects.
 	NoOneToOneCheck bool
-	// PlanarKeepsF applies COLMAP's rule to uncalibrated pairs too: a pair
-	// H explains nearly as well as F keeps F's inliers when F has the more
-	// and real support off the plane (labelled Planar). Without it such a
-	// pair takes H, which guided matching needs on planar scenes (F is
-	// degenerate on a plane); with guided matching off, keeping F's depth
-	// measured better (see pipeline.DefaultOptions).
-	PlanarKeepsF bool
+	// PlanarH makes an uncalibrated pair that H explains nearly as well as
+	// F take H, which guided matching needs on planar scenes (F is
+	// degenerate on a plane). By default COLMAP's rule applies to
+	// uncalibrated pairs too: such a pair keeps F's inliers when F has the
+	// more and real support off the plane (labelled Planar); with guided
+	// matching off, keeping F's depth measured better (see
+	// pipeline.DefaultOptions).
+	PlanarH bool
 	// GuidedThreshold is the model error of a guided match, in pixels of
 	// the detection resolution. Default: Threshold.
 	GuidedThreshold float64
@@ -230,7 +234,7 @@ func Verify(ctx context.Context, views []View, dim int, pairs []Pair, est Estima
 	}
 	o := opts.withDefaults()
 	for i, v := range views {
-		if len(v.Desc) != len(v.Points)*dim && !(v.Desc == nil && (o.NoGuided || run.Descriptors != nil)) {
+		if len(v.Desc) != len(v.Points)*dim && !(v.Desc == nil && (!o.Guided || run.Descriptors != nil)) {
 			return nil, fmt.Errorf("pairwise: image %d has %d descriptor floats for %d points", i, len(v.Desc), len(v.Points))
 		}
 	}
@@ -331,13 +335,13 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions, 
 	// plane: H's inliers alone would drop every true match off the plane
 	// (the fountain's sculpture in front of its wall), the depth the mapper
 	// needs, and E, unlike F, is not degenerate on a plane. Without
-	// intrinsics H is kept unless PlanarKeepsF: on a plane F always finds a
+	// intrinsics H is kept with PlanarH: on a plane F always finds a
 	// few more inliers in its looser epipolar band, and COLMAP's rule turned
 	// 12 of Graffiti's 12 pairs into F and its guided matches along
 	// degenerate epipolar lines (verified CLEAR F1 0.861 -> 0.840).
 	nearlyPlanar := hok && fok && float64(r.HInliers) >= o.HRatio*float64(r.FInliers)
 	switch {
-	case hok && (!fok || offPlane < minIn || nearlyPlanar && (!essential && !o.PlanarKeepsF || r.HInliers > r.FInliers)):
+	case hok && (!fok || offPlane < minIn || nearlyPlanar && (!essential && o.PlanarH || r.HInliers > r.FInliers)):
 		r.Model, r.Matrix, inl, r.Inliers = Homography, hm, hin, r.HInliers
 	case fok && essential:
 		r.Model, r.Matrix, inl, r.Inliers = Essential, fm, fin, r.FInliers
@@ -356,7 +360,7 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions, 
 		reject = d < minIn
 		if !reject {
 			q := *o
-			q.NoOneToOneCheck, q.NoGuided = true, true
+			q.NoOneToOneCheck, q.Guided = true, false
 			u, err := verifyPair(vi, vj, dim, Pair{I: p.I, J: p.J, Matches: oneToOne(p.Matches, len(vj.Points))}, est, &q, desc)
 			if err != nil {
 				return r, err
@@ -373,7 +377,7 @@ func verifyPair(vi, vj *View, dim int, p Pair, est Estimator, o *VerifyOptions, 
 			r.Matches = append(r.Matches, m)
 		}
 	}
-	if !o.NoGuided {
+	if o.Guided {
 		if vi.Desc == nil || vj.Desc == nil {
 			wi, wj := *vi, *vj
 			if wi.Desc, err = viewDesc(vi, p.I, dim, desc); err != nil {

@@ -78,7 +78,7 @@ func TestVerifyPlanar(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(tc.n)))
 			views, pr := planarPair(tc.n, h, tc.wrong, rng)
-			out, err := Verify(context.Background(), views, 8, []Pair{pr}, exactH{h}, VerifyOptions{MinInlierRatio: tc.minRatio}, VerifyRun{})
+			out, err := Verify(context.Background(), views, 8, []Pair{pr}, exactH{h}, VerifyOptions{Guided: true, MinInlierRatio: tc.minRatio}, VerifyRun{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,11 +116,11 @@ func TestVerifyDeterministicAcrossWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	views, pr := planarPair(300, h, 0.2, rng)
 	pairs := []Pair{pr, pr, pr, pr}
-	a, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{}, VerifyRun{Workers: 1})
+	a, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{Guided: true}, VerifyRun{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{}, VerifyRun{Workers: 3})
+	b, err := Verify(context.Background(), views, 8, pairs, exactH{h}, VerifyOptions{Guided: true}, VerifyRun{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,13 +236,13 @@ func TestModelSelection(t *testing.T) {
 		matches int
 	}{
 		{"calibrated, nearly planar, depth off the plane", k, masks{85, 0, 100}, Essential, true, 100},
-		{"uncalibrated, nearly planar", geom.Intrinsics{}, masks{85, 0, 100}, Homography, true, 85},
+		{"uncalibrated, nearly planar, PlanarH", geom.Intrinsics{}, masks{85, 0, 100}, Homography, true, 85},
 		{"calibrated, H has more", k, masks{100, 0, 90}, Homography, true, 100},
 		{"calibrated, thin support off the plane", k, masks{90, 0, 100}, Homography, true, 90},
 		{"calibrated, not planar", k, masks{50, 0, 100}, Essential, false, 100},
 		{"uncalibrated, not planar", geom.Intrinsics{}, masks{50, 30, 130}, Fundamental, false, 100},
-		{"uncalibrated, nearly planar, PlanarKeepsF", geom.Intrinsics{}, masks{85, 0, 100}, Fundamental, true, 100},
-		{"uncalibrated, H has more, PlanarKeepsF", geom.Intrinsics{}, masks{100, 0, 90}, Homography, true, 100},
+		{"uncalibrated, nearly planar", geom.Intrinsics{}, masks{85, 0, 100}, Fundamental, true, 100},
+		{"uncalibrated, H has more", geom.Intrinsics{}, masks{100, 0, 90}, Homography, true, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			views := make([]View, 2)
@@ -257,7 +257,7 @@ func TestModelSelection(t *testing.T) {
 			for n := 0; n < 140; n++ {
 				pr.Matches = append(pr.Matches, Match{A: int32(n), B: int32(n)})
 			}
-			opts := VerifyOptions{NoGuided: true, PlanarKeepsF: strings.HasSuffix(tc.name, "PlanarKeepsF")}
+			opts := VerifyOptions{PlanarH: strings.HasSuffix(tc.name, "PlanarH")}
 			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts, VerifyRun{})
 			if err != nil {
 				t.Fatal(err)
@@ -334,7 +334,7 @@ func TestOneToOneCheck(t *testing.T) {
 	} {
 		for _, off := range []bool{false, true} {
 			pr := Pair{I: 0, J: 1, Matches: tc.matches}
-			opts := VerifyOptions{NoGuided: true, NoOneToOneCheck: off}
+			opts := VerifyOptions{NoOneToOneCheck: off}
 			out, err := Verify(context.Background(), views, 1, []Pair{pr}, tc.est, opts, VerifyRun{})
 			if err != nil {
 				t.Fatal(err)

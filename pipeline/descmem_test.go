@@ -28,7 +28,7 @@ func TestDescriptorMemoryGivesTheSameResult(t *testing.T) {
 		run := func(cache string, budget int64) *Result {
 			t.Helper()
 			o := DefaultOptions()
-			o.Verification.NoGuided = !guided
+			o.Verification.Guided = guided
 			o.Cache.Features, o.Cache.DescriptorMemory = cache, budget
 			r, err := Run(context.Background(), ims, geom.Intrinsics{}, o)
 			if err != nil {

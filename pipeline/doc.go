@@ -24,9 +24,10 @@
 // from keypoints and matches made elsewhere (another matcher's, a COLMAP
 // database's: verify, solve and tracks only). The Result embeds the Scene,
 // Matched and Solution and holds every track stage's output, stats and
-// timing. Options hold one group per stage and the Env; DefaultOptions is
-// what `clearmatch match` runs with no flags, BenchmarkOptions and
-// PaperOptions the other presets.
+// timing. Options hold one group per stage and the Env. A zero field
+// means its default, and none is a negative number or an Off/No… field,
+// so the zero Options are DefaultOptions, what `clearmatch match` runs
+// with no flags; BenchmarkOptions and PaperOptions are the other presets.
 //
 // The package owns the concurrency (a bounded worker pool per step, never
 // changing the output), honours context cancellation inside every step,

@@ -69,7 +69,7 @@ func checkGiven(scene *Scene, matches []pairwise.Pair, opts Options) error {
 		}
 	}
 	t := opts.Tracks
-	guided := !opts.Verification.Off && !opts.Verification.NoGuided
+	guided := !opts.Verification.Off && opts.Verification.Guided
 	if !guided && t.Complete.Off && (t.Reproj.Off || t.Reproj.NoExtend) {
 		return nil
 	}

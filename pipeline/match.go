@@ -72,7 +72,7 @@ type pairInputs struct {
 }
 
 func newPairInputs(scene *Scene, s PairStage) *pairInputs {
-	in := &pairInputs{desc: descriptors(scene.Sets, s.Matching.RootSIFT), matcher: s.Matching.matcher(), est: s.Verification.Estimator}
+	in := &pairInputs{desc: descriptors(scene.Sets, !s.Matching.NoRootSIFT), matcher: s.Matching.matcher(), est: s.Verification.Estimator}
 	if in.est == nil {
 		in.est = features.CVEstimator{}
 	}

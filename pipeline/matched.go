@@ -154,7 +154,7 @@ func (r *pairRun) matchPairs(ctx context.Context, in *pairInputs) error {
 // appends them to Matches.
 func (r *pairRun) matchBatch(ctx context.Context, in *pairInputs, pc *pairCache, batch [][2]int) ([]pairwise.Pair, error) {
 	t := time.Now()
-	mo := pairwise.Options{Ratio: r.stage.Matching.Ratio, Mutual: r.stage.Matching.Mutual, Workers: r.env.Workers, Pairs: batch}
+	mo := pairwise.Options{Ratio: r.stage.Matching.ratio(), Mutual: r.stage.Matching.Mutual, Workers: r.env.Workers, Pairs: batch}
 	mo.Progress = offsetProgress(r.env.Progress, StageMatch, len(r.Matches))
 	var ms []pairwise.Pair
 	if pc != nil {
@@ -203,7 +203,7 @@ func (r *pairRun) verifyBatch(ctx context.Context, in *pairInputs, pc *pairCache
 func (s PairStage) verifyOptions(completion bool) pairwise.VerifyOptions {
 	vo := s.Verification.VerifyOptions
 	if completion {
-		vo.MinInlierRatio = max(vo.MinInlierRatio, s.Pairs.CompletionMinInlierRatio)
+		vo.MinInlierRatio = max(vo.MinInlierRatio, s.Pairs.minInlierRatio())
 	}
 	return vo
 }
@@ -222,7 +222,7 @@ func (r *pairRun) completionPairs(sel *selection, plan *PairPlan, tried map[[2]i
 		return nil, 0, err
 	}
 	sel.considered[SourceCompletion] += len(proposed)
-	batch := r.chained(proposed, tried, r.stage.Pairs.CompletionMinChains)
+	batch := r.chained(proposed, tried, r.stage.Pairs.CompletionChains())
 	sel.source = make([]string, len(batch))
 	for k := range sel.source {
 		sel.source[k] = SourceCompletion

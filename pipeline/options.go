@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"cmp"
+
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/features"
 	"github.com/clearmatch/clearmatch/imagefile"
@@ -9,19 +11,21 @@ import (
 )
 
 // Options configure the pipeline: each stage's options, and the Env they
-// run in. Start from a preset — DefaultOptions (what `clearmatch match`
-// runs with no flags), BenchmarkOptions or PaperOptions — and change what
-// you need; the CLI's flags mirror the groups. Each stage is a value made
-// of its groups: Features (extraction), PairStage (Pairs, Matching and
-// Verification), Solve and Tracks.
+// run in. The zero value is DefaultOptions, what `clearmatch match` runs
+// with no flags: throughout the options a zero field means its default,
+// and "none" is a negative number or a field named Off or No…
+// (docs/design.md, "One rule for zero"). Presets expand into the same
+// fields: BenchmarkOptions and PaperOptions. The CLI's flags mirror the
+// groups.
+// Each stage is a value made of its groups: Features (extraction),
+// PairStage (Pairs, Matching and Verification), Solve and Tracks.
 type Options struct {
 	Features     FeatureOptions
 	Pairs        PairOptions
 	Matching     MatchOptions
 	Verification VerifyOptions
 	Solve        SolveOptions
-	// Tracks configure the stages after CLEAR (package tracks; its zero
-	// value runs them all with their defaults).
+	// Tracks configure the stages after CLEAR (package tracks).
 	Tracks tracks.Options
 	Env
 }
@@ -43,13 +47,54 @@ func (o Options) Validate() error {
 	return o.Tracks.Validate()
 }
 
-// FeatureOptions configure extraction (Run only).
+// FeatureOptions configure extraction (Run only); a zero field means its
+// default.
 type FeatureOptions struct {
-	// Options are SIFT's and the image limits (package features).
-	features.Options
+	// MaxFeatures keeps each image's MaxFeatures features of strongest
+	// response (0: DefaultMaxFeatures; negative: all).
+	MaxFeatures int
+	// ContrastThreshold filters weak features (0:
+	// DefaultContrastThreshold; OpenCV's own default is 0.04).
+	ContrastThreshold float64
+	// EdgeThreshold filters edge-like features (0: OpenCV's 10).
+	EdgeThreshold float64
+	// MaxDim downscales images whose larger side exceeds it before
+	// detection, as COLMAP's max_image_size does; keypoints are mapped back
+	// to full resolution (0: DefaultMaxDim; negative: never).
+	MaxDim int
+	// MaxPixels caps an image's declared width × height, checked before
+	// decoding (0: imagefile.DefaultMaxPixels; negative: none). It does not
+	// change the features of an image it admits.
+	MaxPixels int64
 	// Strict makes an unreadable image an error; by default it is
 	// skipped and listed in Result.Skipped.
 	Strict bool
+}
+
+// Extraction is o as package features takes it, every default filled in.
+func (o FeatureOptions) Extraction() features.Options {
+	return features.Options{
+		MaxFeatures:       orNone(o.MaxFeatures, DefaultMaxFeatures),
+		ContrastThreshold: cmp.Or(o.ContrastThreshold, DefaultContrastThreshold),
+		EdgeThreshold:     cmp.Or(o.EdgeThreshold, 10),
+		MaxPixels:         cmp.Or(o.MaxPixels, imagefile.DefaultMaxPixels), // negative: none in both
+		MaxDim:            orNone(o.MaxDim, DefaultMaxDim),
+	}
+}
+
+// Validate reports options extraction cannot use.
+func (o FeatureOptions) Validate() error { return o.Extraction().Validate() }
+
+// orNone is v's value under the rule for zero: def when v is 0, 0 (the
+// lower packages' "none") when v is negative.
+func orNone[T int | int64 | float64](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // CacheOptions configure the caches (Env.Cache); results never depend on
@@ -74,35 +119,57 @@ type CacheOptions struct {
 
 // MatchOptions configure the ratio test.
 type MatchOptions struct {
-	// Ratio is Lowe's ratio on distances; 0 means pairwise.DefaultRatio
-	// (the paper's 1.5 on squared distances).
+	// Ratio is Lowe's ratio on distances (0: DefaultRatio; the paper's
+	// 1.5 on squared distances is pairwise.DefaultRatio).
 	Ratio float64
 	// Mutual keeps only mutual nearest neighbours.
 	Mutual bool
-	// RootSIFT matches RootSIFT descriptors (Arandjelović and Zisserman,
-	// 2012), computed from SIFT per pair, so the cache is shared.
-	RootSIFT bool
+	// NoRootSIFT matches the SIFT descriptors as extracted. By default
+	// they are matched as RootSIFT (Arandjelović and Zisserman, 2012),
+	// computed from SIFT per pair, so the feature cache is shared.
+	NoRootSIFT bool
 	// Matcher finds nearest descriptors; nil means the BLAS matcher
 	// (features.BLASMatcher, exactly pairwise.BruteForce's answer), or
-	// pairwise.BruteForce itself in a build without cgo.
+	// pairwise.BruteForce itself in a build without cgo. It is the
+	// extension point for another nearest-neighbour search.
 	Matcher pairwise.Matcher
 }
+
+// ratio is Lowe's ratio o asks for.
+func (o MatchOptions) ratio() float64 { return cmp.Or(o.Ratio, DefaultRatio) }
 
 // VerifyOptions configure geometric verification.
 type VerifyOptions struct {
 	// Off skips verification: CLEAR takes the ratio matches, and the
 	// track stages, which need verified pairs, do nothing.
 	Off bool
-	// Options are the thresholds and guided matching (package pairwise).
+	// Options are the thresholds and guided matching (package pairwise,
+	// whose zero value is this pipeline's default).
 	pairwise.VerifyOptions
 	// Estimator fits two-view models; nil means OpenCV's MAGSAC++
-	// (features.CVEstimator).
+	// (features.CVEstimator). It is the extension point for another
+	// robust estimator.
 	Estimator pairwise.Estimator
 }
 
-// SolveOptions configure CLEAR.
+// SolveOptions configure CLEAR; a zero field means its default.
 type SolveOptions struct {
-	clear.Options
+	// Threshold on the eigenvalues of the normalized Laplacian for the
+	// universe size estimate (0: clear.DefaultThreshold).
+	Threshold float64
+	// UniverseSize, when positive, is the known number of tracks' worth
+	// of distinct points; 0 estimates it (the paper's eq. 8).
+	UniverseSize int
+	// Assignment is the per-view assignment (0: clear.Greedy).
+	Assignment clear.Assignment
+	// Eigensolver is the eigen-decomposition path (0: clear.EigenAuto).
+	Eigensolver clear.Eigensolver
+	// Seed seeds the iterative eigensolver's start blocks.
+	Seed uint64
+	// MaxComponent splits components of more observations before CLEAR
+	// (0: clear.DefaultMaxComponent; negative: never, the paper's exact
+	// algorithm).
+	MaxComponent int
 	// Weighted gives associations the weight 1 − d1/d2 of their ratio
 	// test (guided matches weigh 1); the default is binary, which the
 	// verified pipeline needs (low weights inflate the universe estimate).
@@ -113,6 +180,12 @@ type SolveOptions struct {
 	UnionFind bool
 }
 
+// Clear is o as package clear takes it, every default filled in.
+func (o SolveOptions) Clear() clear.Options {
+	return clear.Options{Threshold: cmp.Or(o.Threshold, clear.DefaultThreshold), UniverseSize: o.UniverseSize, Assignment: o.Assignment,
+		Eigensolver: o.Eigensolver, Seed: o.Seed, MaxComponent: orNone(o.MaxComponent, clear.DefaultMaxComponent)}
+}
+
 // DefaultDescriptorMemory is CacheOptions.DescriptorMemory's default: 512
 // MiB holds the descriptors of 256 photos of 16384 features, more than a
 // retrieval neighbourhood.
@@ -121,6 +194,14 @@ const DefaultDescriptorMemory = 512 << 20
 // DefaultImageMemory is CacheOptions.ImageMemory's default: 64 MiB holds
 // 42 photos of 1536 × 1024 pixels, so a small scene is decoded once.
 const DefaultImageMemory = 64 << 20
+
+// DefaultContrastThreshold is SIFT's contrast threshold: COLMAP's
+// density of features, twice OpenCV's 0.04 (docs/decisions.md,
+// "Features").
+const DefaultContrastThreshold = 0.02
+
+// DefaultRatio is Lowe's ratio of the ratio test (docs/decisions.md).
+const DefaultRatio = 0.8
 
 // DefaultMaxFeatures caps the features per image, keeping those of
 // strongest response: it bounds a pair's matching cost. Twice COLMAP's
@@ -161,21 +242,23 @@ const AutoExhaustiveMax = 51
 const DefaultMaxDim = 3200
 
 // DefaultOptions returns the verified pipeline, exactly what `clearmatch
-// match` runs with no flags: SIFT at contrast 0.02 (COLMAP's density) on
-// at most DefaultMaxFeatures per image, RootSIFT, pairs by PairsAuto,
-// ratio 0.8, MAGSAC++ verification without guided matching (as COLMAP),
-// CLEAR with components bounded by clear.DefaultMaxComponent, and every
-// track stage (package tracks). Why each: docs/decisions.md.
+// match` runs with no flags, every default written out (the zero Options
+// run the same): SIFT at contrast 0.02 (COLMAP's density) on at most
+// DefaultMaxFeatures per image, RootSIFT, pairs by PairsAuto, ratio 0.8,
+// MAGSAC++ verification without guided matching (as COLMAP), CLEAR with
+// components bounded by clear.DefaultMaxComponent, and every track stage
+// (package tracks). Why each: docs/decisions.md.
 func DefaultOptions() Options {
 	o := Options{
-		Features: FeatureOptions{Options: features.Options{ContrastThreshold: 0.02, EdgeThreshold: 10,
-			MaxFeatures: DefaultMaxFeatures, MaxDim: DefaultMaxDim, MaxPixels: imagefile.DefaultMaxPixels}},
-		Pairs: PairOptions{Mode: PairsAuto, K: DefaultRetrievalK, Overlap: 10, Rounds: DefaultCompletionRounds, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio,
+		Features: FeatureOptions{ContrastThreshold: DefaultContrastThreshold, EdgeThreshold: 10,
+			MaxFeatures: DefaultMaxFeatures, MaxDim: DefaultMaxDim, MaxPixels: imagefile.DefaultMaxPixels},
+		Pairs: PairOptions{Mode: PairsAuto, K: DefaultRetrievalK, MinRelative: DefaultMinRelative, Overlap: DefaultOverlap,
+			Rounds: DefaultCompletionRounds, CompletionMinInlierRatio: DefaultCompletionMinInlierRatio,
 			CompletionMinChains: DefaultCompletionMinChains},
-		Matching: MatchOptions{Ratio: 0.8, RootSIFT: true},
+		Matching: MatchOptions{Ratio: DefaultRatio},
 		Verification: VerifyOptions{VerifyOptions: pairwise.VerifyOptions{Threshold: pairwise.DefaultVerifyThreshold,
-			MinInliers: 15, GuidedRatio: 0.8, NoGuided: true, PlanarKeepsF: true}},
-		Solve: SolveOptions{Options: clear.Options{Threshold: clear.DefaultThreshold, MaxComponent: clear.DefaultMaxComponent}},
+			MinInliers: 15, HRatio: 0.8, GuidedRatio: 0.8}},
+		Solve: SolveOptions{Threshold: clear.DefaultThreshold, MaxComponent: clear.DefaultMaxComponent},
 	}
 	o.Tracks.ApplyDefaults()
 	return o
@@ -187,15 +270,23 @@ func DefaultOptions() Options {
 // 0.626 without), H for planar pairs, and no track stage.
 func BenchmarkOptions() Options {
 	o := DefaultOptions()
-	o.Verification.NoGuided, o.Verification.PlanarKeepsF = false, false
-	o.Pairs = PairOptions{Mode: PairsExhaustive}
+	o.Verification.Guided, o.Verification.PlanarH = true, true
+	o.Pairs.Mode = PairsExhaustive
 	o.Tracks = tracks.AllOff()
 	return o
 }
 
 // PaperOptions returns the CLEAR paper's protocol: SIFT with OpenCV's
-// defaults, every pair matched with vl_ubcmatch's ratio (1.5 on squared
-// distances), no verification, exact CLEAR on every component.
+// defaults (contrast 0.04, every feature, full resolution), every pair
+// matched with vl_ubcmatch's ratio (1.5 on squared distances) on SIFT
+// descriptors, no verification, exact CLEAR on every component.
 func PaperOptions() Options {
-	return Options{Verification: VerifyOptions{Off: true}, Tracks: tracks.AllOff()}
+	return Options{
+		Features:     FeatureOptions{ContrastThreshold: 0.04, MaxFeatures: -1, MaxDim: -1},
+		Pairs:        PairOptions{Mode: PairsExhaustive},
+		Matching:     MatchOptions{Ratio: pairwise.DefaultRatio, NoRootSIFT: true},
+		Verification: VerifyOptions{Off: true},
+		Solve:        SolveOptions{MaxComponent: -1},
+		Tracks:       tracks.AllOff(),
+	}
 }

@@ -73,8 +73,8 @@ func newPairCache(dir string, scene *Scene, m pairwise.Matcher, est pairwise.Est
 		binary.Write(h, binary.LittleEndian, d)
 		h.Sum(c.digest[i][:0])
 	}
-	mo := pairwise.Options{Ratio: s.Matching.Ratio, Mutual: s.Matching.Mutual}
-	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, s.Matching.RootSIFT, mo)
+	mo := pairwise.Options{Ratio: s.Matching.ratio(), Mutual: s.Matching.Mutual}
+	c.matchParams = fmt.Sprintf("%s match %T rootsift=%v %+v", pairCacheVersion, m, !s.Matching.NoRootSIFT, mo)
 	c.est, c.intrinsics = est, scene.Camera
 	return c, nil
 }

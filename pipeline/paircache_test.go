@@ -123,7 +123,7 @@ func TestCompactSetsMatchTheSame(t *testing.T) {
 	for _, mode := range []string{PairsExhaustive, PairsRetrieval} {
 		o := DefaultOptions()
 		o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
-		o.Pairs = PairOptions{Mode: mode, K: 2, Rounds: 1, Retrieval: testRetrieval}
+		o.Pairs = PairOptions{Mode: mode, K: 2, Rounds: 1, Retrieval: testRetrieval, CompletionMinInlierRatio: -1, CompletionMinChains: -1}
 		a, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 		if err != nil {
 			t.Fatal(err)

@@ -31,7 +31,7 @@ func (s PairStage) Plan(ctx context.Context, env Env, scene *Scene) (*PairPlan, 
 	if err := s.check(scene); err != nil {
 		return nil, err
 	}
-	sel, err := selectPairs(ctx, Names(scene.Images), setSizes(scene.Sets), descriptors(scene.Sets, s.Matching.RootSIFT), s.Matching.matcher(), s.Pairs, env)
+	sel, err := selectPairs(ctx, Names(scene.Images), setSizes(scene.Sets), descriptors(scene.Sets, !s.Matching.NoRootSIFT), s.Matching.matcher(), s.Pairs, env)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,7 @@ func (s PairStage) usableSets(ctx context.Context, images []Image, set func(i in
 	for k, i := range kept {
 		ims[k], keptSizes[k] = images[i], sizes[i]
 	}
-	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, s.Matching.RootSIFT)
+	desc := loadDescriptors(func(k int) (*features.Set, error) { return set(kept[k]) }, !s.Matching.NoRootSIFT)
 	return ims, keptSizes, desc, nil
 }
 
@@ -124,7 +124,7 @@ func (p *PairPlan) Code(s *features.Set, o MatchOptions) ([]float32, error) {
 	if p.Index == nil {
 		return nil, errors.New("pipeline: Code on a plan without retrieval")
 	}
-	d, err := loadDescriptors(func(int) (*features.Set, error) { return s, nil }, o.RootSIFT)(0)
+	d, err := loadDescriptors(func(int) (*features.Set, error) { return s, nil }, !o.NoRootSIFT)(0)
 	if err != nil {
 		return nil, err
 	}
@@ -161,14 +161,14 @@ func (p *PairPlan) Rounds(s PairStage) int {
 	if p.Index == nil || s.Verification.Off {
 		return 0
 	}
-	return s.Pairs.Rounds
+	return s.Pairs.CompletionRounds()
 }
 
 // Next is completion's next round, as the pairs stage proposes it with
 // o: verified holds every pair verified so far (every round, in any
 // order), tried every pair tried. Its error is SetCodes' function's.
 func (p *PairPlan) Next(n int, verified []pairwise.Verified, tried map[[2]int]bool, o PairOptions) ([][2]int, error) {
-	good := transitiveEvidence(verified, o.CompletionMinInlierRatio)
+	good := transitiveEvidence(verified, o.minInlierRatio())
 	var err error
 	sim := func(i, j int) float64 {
 		if err != nil {

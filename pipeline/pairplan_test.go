@@ -21,7 +21,7 @@ import (
 func TestPlanAndVerifyPairsWarmMatch(t *testing.T) {
 	ims, sets := twoScenes()
 	for _, pairs := range []PairOptions{
-		{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinInlierRatio: 0.25},
+		{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinInlierRatio: 0.25, CompletionMinChains: -1},
 		{Mode: PairsExhaustive},
 	} {
 		o := DefaultOptions()
@@ -189,7 +189,7 @@ func TestPlanPairsEach(t *testing.T) {
 	broken := errors.New("broken.png: not a readable image")
 	withBroken := slices.Insert(slices.Clone(ims), 2, Image{Name: "broken.png"})
 	for _, pairs := range []PairOptions{
-		{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval},
+		{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinInlierRatio: -1, CompletionMinChains: -1},
 		{Mode: PairsExhaustive},
 	} {
 		o := DefaultOptions()

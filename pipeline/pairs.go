@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -23,29 +24,30 @@ const (
 
 // PairOptions choose the image pairs to match.
 type PairOptions struct {
-	// Mode is exhaustive (every pair; "" too), sequential (each image with
+	// Mode is exhaustive (every pair), sequential (each image with
 	// the next Overlap and, quadratically, the images 2^k ahead),
 	// retrieval (each image with its K most similar images by VLAD on a
 	// vocabulary trained on the images themselves, then Rounds of
 	// transitive completion) or auto: exhaustive up to AutoExhaustiveMax
 	// images (2K+1 when that is more), retrieval above, with sequential
-	// pairs added when the names are one numbered sequence.
+	// pairs added when the names are one numbered sequence ("": auto).
 	Mode string
 	// K is retrieval's neighbours per image (0: DefaultRetrievalK).
 	// Completion proposes at most K pairs per image per round.
 	K int
 	// MinRelative drops a retrieval or completion candidate of an image
 	// that is less similar than MinRelative times the image's most similar
-	// image (0: 0.15). On a folder of three scenes every cross-scene
+	// image (0: DefaultMinRelative). On a folder of three scenes every cross-scene
 	// similarity was below 0.1 times the best and every same-scene one
 	// above 0.2 (docs/decisions.md); cross-scene pairs are where false verifications
 	// come from, and completion would spread them.
 	MinRelative float64
-	// Overlap is sequential's window (0: 10).
+	// Overlap is sequential's window (0: DefaultOverlap).
 	Overlap int
 	// Rounds of transitive completion after retrieval (A–B and B–C
 	// verified: try A–C), at most: completion stops when a round proposes
-	// no pair. Needs verification; 0: none.
+	// no pair. Needs verification (0: DefaultCompletionRounds; negative:
+	// none).
 	Rounds int
 	// CompletionMinInlierRatio is completion's inlier-ratio floor: only
 	// pairs whose inliers are at least this fraction of their ratio
@@ -53,17 +55,19 @@ type PairOptions struct {
 	// verified with it (pairwise.VerifyOptions.MinInlierRatio, raised to
 	// it). Transitivity is not appearance: without the floor, a
 	// repetitive scene's chance epipolar fits (15-20 inliers of 200)
-	// propose more of themselves each round. 0: no floor beyond
-	// verification's.
+	// propose more of themselves each round (0:
+	// DefaultCompletionMinInlierRatio; negative: no floor beyond
+	// verification's).
 	CompletionMinInlierRatio float64
 	// CompletionMinChains is completion's cheap test before matching: a
 	// pair it proposes is matched only when the verified matches chain at
 	// least this many of its feature pairs through a third image (fa–fb
 	// verified in A–B and fb–fc in B–C). A pair that fails is not matched
-	// and counts as tried. 0: every proposed pair is matched.
+	// and counts as tried (0: DefaultCompletionMinChains; negative: every
+	// proposed pair is matched).
 	CompletionMinChains int
 	// Retrieval configures the vocabulary and codes.
-	Retrieval retrieval.Options
+	Retrieval RetrievalOptions
 	// List, when set, is the pairs to match (image indices), overriding
 	// Mode; Window, when positive, limits exhaustive matching to images at
 	// most this far apart in order (video).
@@ -77,25 +81,40 @@ func (o PairOptions) pairList(n int) ([][2]int, error) {
 	return pairwise.Options{Pairs: o.List, Window: o.Window}.PairList(n)
 }
 
-func (o PairOptions) k() int {
-	if o.K == 0 {
-		return DefaultRetrievalK
-	}
-	return o.K
+// RetrievalOptions configure retrieval's vocabulary and codes (package
+// retrieval's options; its workers are the Env's).
+type RetrievalOptions struct {
+	// Words, Sample, Iterations and Seed are the vocabulary's size, the
+	// descriptors it is trained on, k-means' iterations and their seed
+	// (0: retrieval's defaults).
+	Words, Sample, Iterations int
+	Seed                      uint64
+	// SampleFile, when set, keeps the training sample in that file
+	// instead of memory.
+	SampleFile string
 }
 
-func (o PairOptions) minRelative() float64 {
-	if o.MinRelative == 0 {
-		return 0.15
-	}
-	return o.MinRelative
+// DefaultMinRelative is PairOptions.MinRelative's default.
+const DefaultMinRelative = 0.15
+
+// DefaultOverlap is sequential's window, PairOptions.Overlap's default.
+const DefaultOverlap = 10
+
+func (o PairOptions) k() int               { return cmp.Or(o.K, DefaultRetrievalK) }
+func (o PairOptions) minRelative() float64 { return cmp.Or(o.MinRelative, DefaultMinRelative) }
+func (o PairOptions) overlap() int         { return cmp.Or(o.Overlap, DefaultOverlap) }
+func (o PairOptions) mode() string         { return cmp.Or(o.Mode, PairsAuto) }
+func (o PairOptions) minInlierRatio() float64 {
+	return orNone(o.CompletionMinInlierRatio, DefaultCompletionMinInlierRatio)
 }
 
-func (o PairOptions) overlap() int {
-	if o.Overlap == 0 {
-		return 10
-	}
-	return o.Overlap
+// CompletionRounds is the most rounds of completion o asks for.
+func (o PairOptions) CompletionRounds() int { return orNone(o.Rounds, DefaultCompletionRounds) }
+
+// CompletionChains is the fewest chains o asks of a pair completion
+// proposes before it is matched (0: none).
+func (o PairOptions) CompletionChains() int {
+	return orNone(o.CompletionMinChains, DefaultCompletionMinChains)
 }
 
 func (o PairOptions) validate() error {
@@ -104,15 +123,14 @@ func (o PairOptions) validate() error {
 	default:
 		return fmt.Errorf("pipeline: pair selection %q is not auto, exhaustive, sequential or retrieval", o.Mode)
 	}
-	if !(o.CompletionMinInlierRatio >= 0 && o.CompletionMinInlierRatio <= 1) {
-		return fmt.Errorf("pipeline: completion's inlier-ratio floor %v is not in [0, 1]", o.CompletionMinInlierRatio)
+	if !(o.CompletionMinInlierRatio <= 1) {
+		return fmt.Errorf("pipeline: completion's inlier-ratio floor %v is not at most 1", o.CompletionMinInlierRatio)
 	}
 	if !(o.MinRelative >= 0 && o.MinRelative < 1) {
 		return fmt.Errorf("pipeline: relative similarity floor %v is not in [0, 1)", o.MinRelative)
 	}
-	if o.K < 0 || o.Overlap < 0 || o.Rounds < 0 || o.Window < 0 || o.CompletionMinChains < 0 {
-		return fmt.Errorf("pipeline: negative pair selection option (k %d, overlap %d, rounds %d, window %d, completion's chains %d)",
-			o.K, o.Overlap, o.Rounds, o.Window, o.CompletionMinChains)
+	if o.K < 0 || o.Overlap < 0 || o.Window < 0 {
+		return fmt.Errorf("pipeline: negative pair selection option (k %d, overlap %d, window %d)", o.K, o.Overlap, o.Window)
 	}
 	return nil
 }
@@ -188,10 +206,7 @@ func startSelection(names []string, o PairOptions) (*selection, error) {
 		sel.add(PairsGiven, ps)
 		return sel, nil
 	}
-	mode := o.Mode
-	if mode == "" {
-		mode = PairsExhaustive
-	}
+	mode := o.mode()
 	if mode == PairsAuto {
 		mode = o.AutoMode(names)
 	}
@@ -238,14 +253,10 @@ func (sel *selection) add(src string, ps [][2]int) {
 	}
 }
 
-// retrievalOptions are retrieval's options, on env's workers unless they
-// say otherwise.
+// retrievalOptions are retrieval's options, on env's workers.
 func (o PairOptions) retrievalOptions(env Env) retrieval.Options {
-	ro := o.Retrieval
-	if ro.Workers == 0 {
-		ro.Workers = env.Workers
-	}
-	return ro
+	r := o.Retrieval
+	return retrieval.Options{Words: r.Words, Sample: r.Sample, Iterations: r.Iterations, Seed: r.Seed, SampleFile: r.SampleFile, Workers: env.Workers}
 }
 
 // setSizes are the sets' feature counts.

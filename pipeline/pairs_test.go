@@ -12,7 +12,7 @@ import (
 )
 
 // testRetrieval is a vocabulary small enough for 60 descriptors an image.
-var testRetrieval = retrieval.Options{Words: 8}
+var testRetrieval = RetrievalOptions{Words: 8}
 
 // twoScenes is 12 views: 0-5 of one scene, 6-11 of another.
 func twoScenes() ([]Image, []*features.Set) {
@@ -45,16 +45,16 @@ func TestPairSelection(t *testing.T) {
 		{name: "exhaustive", pairs: PairOptions{Mode: PairsExhaustive}, mode: PairsExhaustive, matched: 66, verified: 30, crossOK: true, wantSrcs: []string{PairsExhaustive}},
 		{name: "zero value is exhaustive", mode: PairsExhaustive, matched: 66, verified: 30, crossOK: true},
 		{name: "sequential", pairs: PairOptions{Mode: PairsSequential, Overlap: 2}, mode: PairsSequential, matched: 33, crossOK: true, wantSrcs: []string{PairsSequential}},
-		{name: "retrieval", pairs: PairOptions{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval}, mode: PairsRetrieval, verified: 30, wantSrcs: []string{PairsRetrieval, SourceCompletion}},
+		{name: "retrieval", pairs: PairOptions{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinInlierRatio: -1, CompletionMinChains: -1}, mode: PairsRetrieval, verified: 30, wantSrcs: []string{PairsRetrieval, SourceCompletion}},
 		{name: "auto below AutoExhaustiveMax", pairs: PairOptions{Mode: PairsAuto, K: 5}, mode: PairsExhaustive, matched: 66, crossOK: true},
 		{name: "given", given: [][2]int{{3, 0}, {0, 7}}, mode: PairsGiven, matched: 2, crossOK: true, wantSrcs: []string{PairsGiven}},
 		{name: "bad mode", pairs: PairOptions{Mode: "all"}, wantError: true},
 		{name: "bad floor", pairs: PairOptions{MinRelative: 1}, wantError: true},
 		{name: "bad completion floor", pairs: PairOptions{CompletionMinInlierRatio: 1.5}, wantError: true},
-		{name: "negative chain test", pairs: PairOptions{CompletionMinChains: -1}, wantError: true},
+		{name: "negative overlap", pairs: PairOptions{Overlap: -1}, wantError: true},
 		// Every pair completion proposes has fewer chains than this: it is
 		// proposed, and not matched.
-		{name: "chain test", pairs: PairOptions{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinChains: 1 << 20},
+		{name: "chain test", pairs: PairOptions{Mode: PairsRetrieval, K: 3, Rounds: 2, Retrieval: testRetrieval, CompletionMinChains: 1 << 20, CompletionMinInlierRatio: -1},
 			mode: PairsRetrieval, wantSrcs: []string{PairsRetrieval, SourceCompletion}, unmatched: SourceCompletion},
 	}
 	for _, c := range cases {
@@ -180,7 +180,7 @@ func TestRetrievalSeesRootSIFT(t *testing.T) {
 	ims, sets := views(14, 60, 9)
 	o := DefaultOptions()
 	o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
-	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 3, Retrieval: testRetrieval}
+	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 3, Rounds: -1, Retrieval: testRetrieval}
 	r, err := Match(context.Background(), sceneOf(ims, sets, o), o)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +190,7 @@ func TestRetrievalSeesRootSIFT(t *testing.T) {
 		desc[i] = append([]float32(nil), s.Desc...)
 		features.RootSIFT(desc[i])
 	}
-	x, err := retrieval.Build(context.Background(), desc, features.DescSize, pairwise.BruteForce{}, testRetrieval)
+	x, err := retrieval.Build(context.Background(), desc, features.DescSize, pairwise.BruteForce{}, retrieval.Options{Words: testRetrieval.Words})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestCompletionAfterRejectedRound(t *testing.T) {
 	ims, sets := twoScenes()
 	o := DefaultOptions()
 	o.Matching.Matcher, o.Verification.Estimator = pairwise.BruteForce{}, identity{}
-	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 2, Retrieval: testRetrieval, CompletionMinChains: 1 << 20}
+	o.Pairs = PairOptions{Mode: PairsRetrieval, K: 2, Retrieval: testRetrieval, CompletionMinChains: 1 << 20, CompletionMinInlierRatio: -1}
 	considered := make([]int, 4)
 	for rounds := 1; rounds < len(considered); rounds++ {
 		o.Pairs.Rounds = rounds

@@ -120,7 +120,8 @@ func TestChainGivesMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := clear.SolveParts(context.Background(), p, &o.Solve.Options)
+	co := o.Solve.Clear()
+	res, err := clear.SolveParts(context.Background(), p, &co)
 	if err != nil {
 		t.Fatal(err)
 	}

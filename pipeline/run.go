@@ -72,18 +72,18 @@ func (o FeatureOptions) Run(ctx context.Context, env Env, images []Image) (*Extr
 	if err != nil {
 		return nil, err
 	}
-	scene, err := NewScene(kept, keptSets, o.MaxDim)
+	scene, err := NewScene(kept, keptSets, ex.Options.MaxDim)
 	if err != nil {
 		return nil, err
 	}
-	scene.grays, scene.MaxPixels = ex.Grays, o.MaxPixels
+	scene.grays, scene.MaxPixels = ex.Grays, ex.Options.MaxPixels
 	return &Extracted{Scene: scene, Skipped: skipped, Stats: st, Descriptors: ex.Descriptors, Time: time.Since(t0)}, nil
 }
 
 // newExtractor is the extractor of o in env: its cache, its descriptor
 // memory bound and its progress.
 func newExtractor(o FeatureOptions, env Env) *features.Extractor {
-	ex := &features.Extractor{Options: o.Options, CacheDir: env.Cache.Features, Workers: env.Workers, Compact: true}
+	ex := &features.Extractor{Options: o.Extraction(), CacheDir: env.Cache.Features, Workers: env.Workers, Compact: true}
 	if env.Cache.Features != "" && env.Cache.DescriptorMemory >= 0 {
 		budget := env.Cache.DescriptorMemory
 		if budget == 0 {

@@ -10,7 +10,7 @@ import (
 
 // sceneOf is the scene of images and sets as extraction with o makes it.
 func sceneOf(images []Image, sets []*features.Set, o Options) *Scene {
-	s, err := NewScene(images, sets, o.Features.MaxDim)
+	s, err := NewScene(images, sets, o.Features.Extraction().MaxDim)
 	if err != nil {
 		panic(err)
 	}

@@ -50,7 +50,7 @@ func (o SolveOptions) Run(ctx context.Context, env Env, scene *Scene, m *Matched
 	if o.UnionFind {
 		res, err = unionFind(p)
 	} else {
-		co := o.Options
+		co := o.Clear()
 		if sr, ok := pr.(StatusReporter); ok && co.Status == nil && co.Progress == nil {
 			co.Status = func(st clear.SolveStatus) { sr.Status(StageSolve, st.Done, st.Total, st.String()) }
 		} else if co.Progress == nil && pr != nil {

@@ -16,7 +16,7 @@ type chainBatch struct {
 	Hubs  [][]int
 }
 
-// chainFn is completion's chain test (PairOptions.CompletionMinChains),
+// chainFn is completion's chain test (PairOptions.CompletionChains),
 // as match runs it: it reads each proposed pair's hub pairs from the pair
 // cache, emits the pairs with enough chains to be matched and the others
 // as rejected results, which the next round counts as tried.
@@ -26,7 +26,7 @@ type chainFn struct {
 }
 
 func (f *chainFn) ProcessElement(ctx context.Context, b chainBatch, emit func(pairBatch), emitTried func(pairResult)) error {
-	least := f.m.Options.Pairs.CompletionMinChains
+	least := f.m.Options.Pairs.CompletionChains()
 	if least <= 0 {
 		emit(pairBatch{Round: b.Round, Pairs: b.Pairs})
 		return nil

@@ -357,7 +357,7 @@ func (j *job) scene(ims []int, sets []*features.Set) (*pipeline.Scene, error) {
 	for k, i := range ims {
 		images[k] = j.plan.Images[i]
 	}
-	s, err := pipeline.NewScene(images, sets, j.m.Options.Features.MaxDim)
+	s, err := pipeline.NewScene(images, sets, j.m.Options.Features.Extraction().MaxDim)
 	if err != nil {
 		return nil, err
 	}

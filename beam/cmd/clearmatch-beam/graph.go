@@ -110,7 +110,7 @@ func runBeam(ctx context.Context, args []string, m *match.Job, stderr io.Writer)
 	defer os.RemoveAll(dir)
 	rounds := 0
 	if !m.Options.Verification.Off && m.Options.Pairs.List == nil {
-		rounds = m.Options.Pairs.Rounds // a plan without retrieval emits none
+		rounds = m.Options.Pairs.CompletionRounds() // a plan without retrieval emits none
 	}
 	start := time.Now()
 	fmt.Fprintf(stderr, "beam: %d images, up to %d completion rounds\n", len(m.Images), rounds)

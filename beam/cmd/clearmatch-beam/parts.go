@@ -179,7 +179,10 @@ func (j *job) partsOf(es []edge) []clear.Part {
 }
 
 // solveOptions are CLEAR's options as match runs it.
-func (j *job) solveOptions() *clear.Options { return &j.m.Options.Solve.Options }
+func (j *job) solveOptions() *clear.Options {
+	o := j.m.Options.Solve.Clear()
+	return &o
+}
 
 // bucketParts reads bucket b's parts and decomposes each.
 func (j *job) bucketParts(ctx context.Context, b, buckets int, names []string) ([]*clear.PartSolve, []clear.Part, int64, error) {

@@ -126,7 +126,6 @@ func (o *matchOptions) checkExport() error {
 // for off, MiB, a cache folder, CLEAR's names, the intrinsics.
 func (o *matchOptions) applyWords() error {
 	p, t := &o.pipe, &o.track
-	p.Verification.NoGuided = !o.verify.guided
 	p.Cache = pipeline.CacheOptions{Features: o.cache.dir, DescriptorMemory: min(o.cache.descMiB, 1<<40) << 20}
 	if o.cache.descMiB == 0 {
 		p.Cache.DescriptorMemory = -1 // every image's in memory
@@ -141,13 +140,27 @@ func (o *matchOptions) applyWords() error {
 	if err != nil {
 		return err
 	}
-	p.Solve.Options = *copts
+	p.Solve.Threshold, p.Solve.UniverseSize, p.Solve.Assignment, p.Solve.Eigensolver = copts.Threshold, copts.UniverseSize, copts.Assignment, copts.Eigensolver
+	p.Solve.MaxComponent = none(copts.MaxComponent)
+	p.Features.MaxFeatures, p.Features.MaxDim = none(p.Features.MaxFeatures), none(p.Features.MaxDim)
+	p.Pairs.Rounds, p.Pairs.CompletionMinChains = none(p.Pairs.Rounds), none(p.Pairs.CompletionMinChains)
+	p.Pairs.CompletionMinInlierRatio = none(p.Pairs.CompletionMinInlierRatio)
 	if o.verify.intrinsics != "" {
 		if o.camera, err = parseIntrinsics(o.verify.intrinsics); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// none is a flag's value whose 0 means none (all features, full
+// resolution, never split, no completion, no floor) as the option's none,
+// a negative number: an option's 0 is its default.
+func none[T int | float64](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // parseIntrinsics reads -intrinsics: "fx,fy,cx,cy", or a file holding

@@ -70,7 +70,7 @@ func addPairFlags(fs *flag.FlagSet, o *pipeline.PairOptions, pairsArg *string) {
 	fs.StringVar(pairsArg, "pairs", *pairsArg, fmt.Sprintf("pairs to match: auto (exhaustive up to %d images, or 2k+1 when more; retrieval above, plus sequential for numbered names), exhaustive, sequential, retrieval, or a file listing \"name_a name_b\" per line (write ./auto for a file of that name)", pipeline.AutoExhaustiveMax))
 	fs.IntVar(&o.K, "retrieval-k", o.K, "retrieval: match each image with its k most similar images")
 	fs.IntVar(&o.Overlap, "sequential-overlap", o.Overlap, "sequential: match each image with the next n (and quadratically farther)")
-	fs.IntVar(&o.Rounds, "completion-rounds", o.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C), at most: it stops when a round proposes no pair")
+	fs.IntVar(&o.Rounds, "completion-rounds", o.Rounds, "retrieval: rounds of transitive completion (A-B and B-C verified: try A-C), at most: it stops when a round proposes no pair (0: none)")
 	fs.Float64Var(&o.CompletionMinInlierRatio, "completion-min-inlier-ratio", o.CompletionMinInlierRatio, "retrieval: reject a pair completion proposed whose inliers are fewer than this fraction of its ratio matches (0: only -min-inlier-ratio)")
 	fs.IntVar(&o.CompletionMinChains, "completion-min-chains", o.CompletionMinChains, "retrieval: match a pair completion proposed only when verified matches chain at least this many of its features through a third image (0: match every one)")
 	fs.IntVar(&o.Window, "window", o.Window, "match only images at most this far apart in order (video); 0: all pairs")
@@ -79,13 +79,12 @@ func addPairFlags(fs *flag.FlagSet, o *pipeline.PairOptions, pairsArg *string) {
 func addMatchingFlags(fs *flag.FlagSet, o *pipeline.MatchOptions) {
 	fs.Float64Var(&o.Ratio, "ratio", o.Ratio, "Lowe's ratio on distances (the paper's 1.5 on squared distances is 0.8165)")
 	fs.BoolVar(&o.Mutual, "mutual", o.Mutual, "keep only mutual nearest neighbours (cross-check)")
-	fs.BoolVar(&o.RootSIFT, "rootsift", o.RootSIFT, "match RootSIFT descriptors")
+	onVar(fs, &o.NoRootSIFT, "rootsift", "match RootSIFT descriptors")
 }
 
-// verifyFlags are the verification flags given as words: guided is
-// NoGuided's negation, intrinsics a string parsed by checkMatchFlags.
+// verifyFlags are the verification flags given as words: intrinsics, a
+// string parsed by checkMatchFlags.
 type verifyFlags struct {
-	guided     bool
 	intrinsics string
 }
 
@@ -94,8 +93,7 @@ func addVerifyFlags(fs *flag.FlagSet, o *pipeline.VerifyOptions, v *verifyFlags)
 	fs.Float64Var(&o.Threshold, "verify-threshold", o.Threshold, "largest model error of an inlier, pixels at detection resolution")
 	fs.IntVar(&o.MinInliers, "min-inliers", o.MinInliers, "fewest inliers of a verified pair (lowered for images with few features)")
 	fs.Float64Var(&o.MinInlierRatio, "min-inlier-ratio", o.MinInlierRatio, "reject a pair whose inliers are fewer than this fraction of its ratio matches (0: none, as COLMAP)")
-	v.guided = !o.NoGuided
-	fs.BoolVar(&v.guided, "guided", v.guided, "add guided matches to verified pairs (features within -guided-threshold of the model; off by default, as in COLMAP: it costs SfM accuracy)")
+	fs.BoolVar(&o.Guided, "guided", o.Guided, "add guided matches to verified pairs (features within -guided-threshold of the model; off by default, as in COLMAP: it costs SfM accuracy)")
 	fs.Float64Var(&o.GuidedThreshold, "guided-threshold", o.GuidedThreshold, "largest model error of a guided match, pixels at detection resolution (0: -verify-threshold)")
 	fs.Float64Var(&o.GuidedRatio, "guided-ratio", o.GuidedRatio, "ratio test among a guided match's candidates in the epipolar band")
 	fs.StringVar(&v.intrinsics, "intrinsics", "", "the camera of every image, as fx,fy,cx,cy or a file holding them or a 3×3 K (K.txt), in full-resolution pixels with the first pixel's centre at (0,0), OpenCV's convention (a K in COLMAP's, first centre at (0.5,0.5), has cx and cy 0.5 more: subtract it; the export adds it back); pairs are then verified with essential matrices")

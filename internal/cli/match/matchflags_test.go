@@ -40,7 +40,9 @@ func TestMatchFlagsOff(t *testing.T) {
 	fs := cmdline.NewFlags("match", matchUsage, io.Discard)
 	o.addFlags(fs)
 	args := []string{"photos", "-out", "run", "-complete=false", "-refine=false", "-weak-pairs", "0", "-rotation-loops", "0",
-		"-self-calibrate=false", "-reproj-filter", "0", "-reproj-extend=false", "-verify=false", "-guided"}
+		"-self-calibrate=false", "-reproj-filter", "0", "-reproj-extend=false", "-verify=false", "-guided",
+		"-max-features", "0", "-max-dim", "0", "-completion-rounds", "0", "-completion-min-inlier-ratio", "0",
+		"-completion-min-chains", "0", "-max-component", "0", "-rootsift=false"}
 	if _, err := cmdline.ParseInterleaved(fs, args); err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +50,16 @@ func TestMatchFlagsOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, v := o.pipe.Tracks, o.pipe.Verification
-	if !tr.Complete.Off || !tr.Refine.Off || !tr.Weak.Off || !tr.Weak.Loops.Off || !tr.Calibrate.Off || !tr.Reproj.Off || !tr.Reproj.NoExtend || !v.Off || v.NoGuided {
-		t.Errorf("tracks %+v, verification off %v, no guided %v", tr, v.Off, v.NoGuided)
+	if !tr.Complete.Off || !tr.Refine.Off || !tr.Weak.Off || !tr.Weak.Loops.Off || !tr.Calibrate.Off || !tr.Reproj.Off || !tr.Reproj.NoExtend || !v.Off || !v.Guided {
+		t.Errorf("tracks %+v, verification off %v, guided %v", tr, v.Off, v.Guided)
+	}
+	// A flag's 0 that means none reaches the stage as none, not as the
+	// option's default (an option's 0).
+	p := o.pipe
+	f, c := p.Features.Extraction(), p.Solve.Clear()
+	if f.MaxFeatures != 0 || f.MaxDim != 0 || p.Pairs.CompletionRounds() != 0 || p.Pairs.CompletionChains() != 0 ||
+		p.Pairs.CompletionMinInlierRatio >= 0 || c.MaxComponent != 0 || !p.Matching.NoRootSIFT {
+		t.Errorf("features %+v, pairs %+v, solve %+v, matching %+v", f, p.Pairs, c, p.Matching)
 	}
 }
 

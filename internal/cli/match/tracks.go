@@ -156,7 +156,7 @@ func RunTracks(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	defer stage.Discard()
 	o.pipe.Progress = pr
-	ps, err := pipeline.NewScene(in.images, in.sets, o.pipe.Features.MaxDim)
+	ps, err := pipeline.NewScene(in.images, in.sets, o.pipe.Features.Extraction().MaxDim)
 	if err != nil {
 		return err
 	}
