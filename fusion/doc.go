@@ -10,15 +10,19 @@
 //     maximum clique, which also admits mirror images); a pair with fewer
 //     than MinMatches pairings, or covering less than MinShare of the
 //     maps' overlap, is not associated. No descriptor is used. With
-//     poses, a second pass gates each pair's pairings around the motion
-//     the poses predict, with a drift read from the pairs the first pass
-//     associated, and three consistent pairings associate it (posed.go).
+//     poses, the pairs the first pass associated are kept where they
+//     agree pairwise, each two closing a loop with the odometry (PCM,
+//     Mangelson et al., ICRA 2018; consistent.go), and a second pass
+//     gates each pair's pairings around the motion the poses predict,
+//     with a drift read from the pairs the first pass associated; three
+//     consistent pairings associate it (posed.go).
 //  2. Run: the pairings as one clear.Problem, solved by CLEAR or any method
 //     of package multiway (the inconsistent ones completed per connected
 //     component, as the paper does); clusters smaller than MinCluster
 //     dropped (the paper's post-processing); each cluster fused into one
 //     landmark placed in the odometry frame.
-//  3. Optimize: the map poses and fused landmarks as one least-squares
+//  3. Optimize: the map poses and fused landmarks (every cluster of two
+//     observations or more, Constraining) as one least-squares
 //     problem (PoseGraph: odometry between consecutive maps, every kept
 //     observation of its fused landmark), solved by Levenberg–Marquardt
 //     with the landmarks eliminated by the Schur complement and a robust

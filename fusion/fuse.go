@@ -60,6 +60,9 @@ type Result struct {
 	// them.
 	Cluster  []int
 	Clusters int
+	// Item is each observation's cluster before post-processing, as the
+	// method gave it (−1: none), what the optimizer reads.
+	Item []int
 	// Seconds is the method's own time (the association not included).
 	Seconds float64
 	// Skipped says why a method did not run (too large), when it did not.
@@ -101,7 +104,7 @@ func Run(ctx context.Context, method string, p *clear.Problem, o Options) (*Resu
 		if err != nil {
 			return nil, err
 		}
-		res.Method, res.Seconds = method, res.Seconds+time.Since(start).Seconds()
+		res.Method, res.Seconds, res.Item = method, res.Seconds+time.Since(start).Seconds(), item
 		res.Cluster, res.Clusters = renumber(eval.MinTrack(item, o.MinCluster))
 		return res, nil
 	}
@@ -127,7 +130,7 @@ func Run(ctx context.Context, method string, p *clear.Problem, o Options) (*Resu
 			item = eval.Closure(l, r.Pairs)
 		}
 	}
-	res := &Result{Method: method, Seconds: time.Since(start).Seconds()}
+	res := &Result{Method: method, Seconds: time.Since(start).Seconds(), Item: item}
 	res.Cluster, res.Clusters = renumber(eval.MinTrack(item, o.MinCluster))
 	return res, nil
 }

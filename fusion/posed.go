@@ -171,7 +171,9 @@ func largestCliques(adj []uint64) uint64 {
 
 // gatePairs is the pose-gated pass over the map pairs, after the search
 // without poses found found: the drift estimated when o does not give it,
-// and each pair's gated alignment kept where it pairs more than found's.
+// found's pairs kept where they agree pairwise with that drift
+// (consistentPairs), and each pair's gated alignment kept where it pairs
+// more than found's.
 func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, o *AssociateOptions, a *Association) error {
 	path := pathLengths(s)
 	if o.Drift == 0 {
@@ -183,6 +185,7 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 		o.TurnDrift = DefaultTurnDrift
 	}
 	a.Drift, a.TurnDrift = o.Drift, o.TurnDrift
+	consistentPairs(s, path, idx, pairs, found, Noise{Drift: o.Drift, TurnDrift: o.TurnDrift}, o.Tolerance)
 	posed := make([]alignment, len(pairs))
 	err := pool.ForEach(ctx, len(pairs), o.Workers, nil, func(k int) error {
 		i, j := pairs[k][0], pairs[k][1]
@@ -214,14 +217,15 @@ const MinDriftPairs = 8
 // path the poses' path lengths, pathLengths): how far each pair's
 // motion lays the second map's landmarks (at their centroid) from where
 // the poses put them, beyond the tolerance, and how far it turns them,
-// each per metre of path between the two maps. The median of each, times
-// 1.5 (a half-normal's median is 0.67 σ), is robust to a minority of
-// wrong pairs. n is the number of pairs read; with fewer than
-// MinDriftPairs the drift is 0: a guess narrower than the odometry's
-// would gate the wrong landmarks in.
+// each per metre of path between the two maps, over the pairs whose turn
+// agrees with the odometry's beyond chance (agreeing). The median of
+// each, times 1.5 (a half-normal's median is 0.67 σ), is robust to a
+// minority of wrong pairs among those. n is the number of pairs read;
+// with fewer than MinDriftPairs the drift is 0: a guess narrower than the
+// odometry's would gate the wrong landmarks in.
 func estimateDrift(s *localmap.Set, path []float64, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
 	poses := s.Poses
-	var pos, ang []float64
+	var samples []driftSample
 	for k, f := range found {
 		i, j := pairs[k][0], pairs[k][1]
 		d := math.Abs(path[j] - path[i])
@@ -234,15 +238,79 @@ func estimateDrift(s *localmap.Set, path []float64, pairs [][2]int, found []alig
 		}
 		pred := predict(poses[i], poses[j])
 		q, r := f.apply(c), pred.apply(c)
-		pos = append(pos, max(0, math.Hypot(q.X-r.X, q.Y-r.Y)-tol)/d)
-		ang = append(ang, math.Abs(math.Remainder(f.theta-pred.theta, 2*math.Pi))/d)
+		samples = append(samples, driftSample{path: d, off: max(0, math.Hypot(q.X-r.X, q.Y-r.Y)-tol),
+			turn: math.Abs(math.Remainder(f.theta-pred.theta, 2*math.Pi))})
 	}
-	if len(pos) < MinDriftPairs {
-		return 0, 0, len(pos)
+	in := agreeing(samples)
+	if len(in) < MinDriftPairs {
+		return 0, 0, len(in)
+	}
+	pos, ang := make([]float64, len(in)), make([]float64, len(in))
+	for k, x := range in {
+		pos[k], ang[k] = x.off/x.path, x.turn/x.path
 	}
 	sort.Float64s(pos)
 	sort.Float64s(ang)
-	return max(1.5*pos[len(pos)/2], minDrift), max(1.5*ang[len(ang)/2], minTurnDrift), len(pos)
+	return max(1.5*pos[len(pos)/2], minDrift), max(1.5*ang[len(ang)/2], minTurnDrift), len(in)
+}
+
+// driftSample is one associated map pair of a robot as estimateDrift
+// reads it: the path between the two maps (m), how far its motion lays
+// the second map from where the poses put it beyond the tolerance (m),
+// and by what angle it turns it against them (rad).
+type driftSample struct{ path, off, turn float64 }
+
+// agreeing are the samples whose turn agrees with the odometry's beyond
+// chance, sorted by turn per metre. A shape search that pairs a regular
+// layout by chance turns the second map by any angle (uniform on
+// [0, π]); a true pair turns it by the odometry's heading drift, which
+// grows with the path. Of the bounds on turn per metre, agreeing keeps
+// the one below which the samples are least likely under chance alone
+// (a Poisson tail, whose mean counts every sample as chance: an a
+// contrario test, Desolneux, Moisan and Morel, IJCV 2000). On sparse maps
+// most pairs the search finds are chance, and a median over all of them
+// reads their spread as drift.
+func agreeing(ss []driftSample) []driftSample {
+	rate := func(x driftSample) float64 { return x.turn / x.path }
+	sort.SliceStable(ss, func(a, b int) bool { return rate(ss[a]) < rate(ss[b]) })
+	best, kept := 0.0, 0
+	for k := range ss {
+		if k+1 < len(ss) && rate(ss[k+1]) == rate(ss[k]) {
+			continue // a bound keeps every sample at it
+		}
+		var chance float64
+		for _, x := range ss {
+			chance += min(1, rate(ss[k])*x.path/math.Pi)
+		}
+		if float64(k+1) <= chance {
+			continue
+		}
+		if t := logPoissonTail(k+1, chance); t < best {
+			best, kept = t, k+1
+		}
+	}
+	return ss[:kept]
+}
+
+// logPoissonTail is log P(X ≥ k) for X Poisson of mean lambda < k,
+// summed in logs so that tails far below the smallest float compare.
+func logPoissonTail(k int, lambda float64) float64 {
+	if lambda <= 0 {
+		return math.Inf(-1)
+	}
+	term := func(j int) float64 {
+		lg, _ := math.Lgamma(float64(j + 1))
+		return -lambda + float64(j)*math.Log(lambda) - lg
+	}
+	first, sum := term(k), 1.0
+	for j := k + 1; ; j++ {
+		r := math.Exp(term(j) - first)
+		sum += r
+		if r < 1e-17*sum {
+			break
+		}
+	}
+	return first + math.Log(sum)
 }
 
 // minDrift and minTurnDrift floor an estimated drift: odometry this good

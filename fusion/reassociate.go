@@ -242,6 +242,22 @@ func keepMajorityFrame(cluster, obsMap, frames []int, clusters int) {
 	}
 }
 
+// Constraining is r with every cluster of at least two observations its
+// method gave (Result.Item), before the post-processing that drops the
+// small ones: the association to optimize. A cluster of two observations
+// constrains the poses as one of forty does; on sparse maps the small
+// clusters are most of what ties the trajectory together, and a map
+// optimized without them is left at the odometry's error. A result
+// without Item (Reassociate's) is r.
+func Constraining(r *Result) *Result {
+	if r.Item == nil {
+		return r
+	}
+	out := &Result{Method: r.Method, Seconds: r.Seconds, Skipped: r.Skipped}
+	out.Cluster, out.Clusters = renumber(eval.MinTrack(r.Item, 2))
+	return out
+}
+
 // WithinFrames is r with each cluster's observations of frame groups
 // other than its most frequent one taken out (frames: each map's group,
 // as AlignRobots gives; nil: r itself), renumbered: a map to optimize in

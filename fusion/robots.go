@@ -131,3 +131,19 @@ func lessPose(p, q localmap.Pose) bool {
 	}
 	return p.Theta < q.Theta
 }
+
+// WithinGroups is a without its pairings between maps of different
+// groups (group: each map's, as AlignRobots gives; nil: a itself).
+func WithinGroups(a *Association, group []int) *Association {
+	if group == nil {
+		return a
+	}
+	out := *a
+	out.Pairings = nil
+	for _, q := range a.Pairings {
+		if group[q.I] == group[q.J] {
+			out.Pairings = append(out.Pairings, q)
+		}
+	}
+	return &out
+}

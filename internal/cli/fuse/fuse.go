@@ -302,7 +302,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case s.Poses != nil && o.assoc.Drift == 0:
 		fmt.Fprintf(stderr, "gate     off: %d associated map pairs to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, fusion.MinDriftPairs)
 	}
-	model := mapModel{tol: a.Tolerance}
+	model := mapModel{tol: a.Tolerance, consistent: a.Drift > 0}
 	if s.Robots != nil {
 		// Each robot's poses are in its own frame: place them in one by
 		// the association. Poses within a robot keep their relations, so
@@ -311,6 +311,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var groups int
 		aligned.Poses, model.frames, groups = fusion.AlignRobots(s, a)
 		s = &aligned
+		if groups > 1 {
+			// Pairings between robots the association could not place
+			// together are chance as often as not: no method sees them.
+			if p, err = fusion.Problem(s, fusion.WithinGroups(a, model.frames)); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(stderr, "robots   %s, each in its own odometry frame, placed in one by the association (%s)\n", cmdline.Plural(robotCount(s), "robot"), cmdline.Plural(groups, "group"))
 	}
 	placed := s

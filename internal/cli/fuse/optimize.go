@@ -36,12 +36,15 @@ func (o *fuseOptions) readReference(input string, fromLog bool) ([]localmap.Fix,
 
 // mapModel is what the association tells the optimizer, read once a run:
 // the measurement noise, each map's frame group (robots AlignRobots placed
-// together; nil for one robot) and the association's tolerance, the
-// second association's radius.
+// together; nil for one robot), the association's tolerance (the second
+// association's radius), and whether its map pairs agree pairwise with
+// the odometry (the gate was on: every cluster of two or more then
+// constrains the optimizer).
 type mapModel struct {
-	noise  fusion.Noise
-	frames []int
-	tol    float64
+	noise      fusion.Noise
+	frames     []int
+	tol        float64
+	consistent bool
 }
 
 // fusedMap is a method's map: its clusters, their landmarks in the
@@ -89,6 +92,15 @@ func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusio
 	return m, nil
 }
 
+// constraining is r as the optimizer reads it: every cluster of two or
+// more when the association's map pairs agree pairwise (fuseFirst).
+func constraining(r *fusion.Result, model mapModel) *fusion.Result {
+	if model.consistent {
+		return fusion.Constraining(r)
+	}
+	return r
+}
+
 // fuseFirst is the map fuse writes: the first method's, optimized, then
 // (-reassociate) associated again in the optimized frame within the
 // association's tolerance and
@@ -97,6 +109,13 @@ func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusio
 // holds the maps it optimized, by record.
 func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, model mapModel, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (final *fusedMap, byRecord map[int]*fusedMap, err error) {
 	first := (*results)[0]
+	if o.reassociate && model.consistent {
+		// The map is associated again after the optimization, so the
+		// optimizer reads every cluster that constrains it, where the
+		// map pairs agree with each other and the odometry (without, a
+		// small cluster is as often chance: docs/decisions.md).
+		first = constraining(first, model)
+	}
 	if o.reassociate {
 		// Robots the association could not place together are optimized
 		// apart: a cluster across them is no measurement.
@@ -143,7 +162,7 @@ func (o *fuseOptions) methodPaths(ctx context.Context, s *localmap.Set, model ma
 		m := byRecord[k]
 		if m == nil {
 			var err error
-			if m, err = o.newFusedMap(ctx, s, r, model, stderr); err != nil {
+			if m, err = o.newFusedMap(ctx, s, constraining(r, model), model, stderr); err != nil {
 				return err
 			}
 		}
