@@ -25,6 +25,19 @@ func (al *alignment) apply(p geom.Point) geom.Point {
 	return geom.Point{X: c*p.X - s*p.Y + al.t[0], Y: s*p.X + c*p.Y + al.t[1]}
 }
 
+// then is the motion al after n (n first), without pairings.
+func (al alignment) then(n alignment) alignment {
+	p := al.apply(geom.Point{X: n.t[0], Y: n.t[1]})
+	return alignment{theta: al.theta + n.theta, t: [2]float64{p.X, p.Y}}
+}
+
+// inverse is the motion that undoes al (a's frame into b's), without
+// pairings.
+func (al alignment) inverse() alignment {
+	s, c := math.Sincos(-al.theta)
+	return alignment{theta: -al.theta, t: [2]float64{-(c*al.t[0] - s*al.t[1]), -(s*al.t[0] + c*al.t[1])}}
+}
+
 // align finds the motion that explains the most pairings of b's
 // landmarks with a's: every pairing of a triangle of a with a triangle of
 // b of the same shape (sides within tol, same orientation) proposes one,

@@ -23,35 +23,6 @@ import (
 // odometry between maps close in time, so it holds where the odometry
 // drifts far over a whole run.
 
-// motion is a rigid motion of the plane: a rotation by theta, then a
-// translation by t.
-type motion struct {
-	theta float64
-	t     [2]float64
-}
-
-func (m motion) apply(p geom.Point) geom.Point {
-	s, c := math.Sincos(m.theta)
-	return geom.Point{X: c*p.X - s*p.Y + m.t[0], Y: s*p.X + c*p.Y + m.t[1]}
-}
-
-// then is m after n: n first.
-func (m motion) then(n motion) motion {
-	p := m.apply(geom.Point{X: n.t[0], Y: n.t[1]})
-	return motion{theta: m.theta + n.theta, t: [2]float64{p.X, p.Y}}
-}
-
-func (m motion) inverse() motion {
-	s, c := math.Sincos(-m.theta)
-	return motion{theta: -m.theta, t: [2]float64{-(c*m.t[0] - s*m.t[1]), -(s*m.t[0] + c*m.t[1])}}
-}
-
-// odometryMotion is map j's frame into map i's as the poses give it.
-func odometryMotion(pi, pj localmap.Pose) motion {
-	rel := pi.Between(pj)
-	return motion{theta: rel.Theta, t: [2]float64{rel.X, rel.Y}}
-}
-
 // consistentPairs keeps, among the map pairs of one robot found
 // associates (found[k] for pairs[k]; an empty alignment is none), the
 // largest set that agree pairwise; it empties the others' alignments. A
@@ -68,8 +39,8 @@ func consistentPairs(s *localmap.Set, path []float64, idx []*mapIndex, pairs [][
 		if len(f.matches) == 0 {
 			continue
 		}
-		key := robotOf(s, pairs[k][0])
-		if key != robotOf(s, pairs[k][1]) {
+		key := s.Robot(pairs[k][0])
+		if key != s.Robot(pairs[k][1]) {
 			continue // across robots: AlignRobots' own test (robots.go)
 		}
 		if groups[key] == nil {
@@ -103,25 +74,15 @@ func consistentPairs(s *localmap.Set, path []float64, idx []*mapIndex, pairs [][
 	}
 }
 
-// robotOf is map k's robot ("" for a set of one).
-func robotOf(s *localmap.Set, k int) string {
-	if s.Robots == nil {
-		return ""
-	}
-	return s.Robots[k]
-}
-
-// agree reports whether map pairs e and f (with motions fe and fg, the
+// agree reports whether map pairs e and f (with motions fe and ff, the
 // second map's frame into the first's) close a loop with the odometry, in
 // the orientation whose odometry paths are shortest.
 func agree(s *localmap.Set, path []float64, idx []*mapIndex, e, f [2]int, fe, ff *alignment, noise Noise, tol float64) bool {
-	me := motion{theta: fe.theta, t: fe.t}
-	mf := motion{theta: ff.theta, t: ff.t}
 	best, ok := math.Inf(1), false
 	for _, flip := range []bool{false, true} {
-		k, l, m := f[0], f[1], mf
+		k, l, m := f[0], f[1], *ff
 		if flip {
-			k, l, m = f[1], f[0], mf.inverse()
+			k, l, m = f[1], f[0], ff.inverse()
 		}
 		i, j := e[0], e[1]
 		if !s.SameRobot(i, k) || !s.SameRobot(j, l) {
@@ -132,8 +93,8 @@ func agree(s *localmap.Set, path []float64, idx []*mapIndex, e, f [2]int, fe, ff
 			continue
 		}
 		best = d
-		viaJ := me.then(odometryMotion(s.Poses[j], s.Poses[l])) // l → j → i
-		viaK := odometryMotion(s.Poses[i], s.Poses[k]).then(m)  // l → k → i
+		viaJ := fe.then(predict(s.Poses[j], s.Poses[l])) // l → j → i
+		viaK := predict(s.Poses[i], s.Poses[k]).then(m)  // l → k → i
 		ok = closes(idx[l].pts, viaJ, viaK, d, noise, tol)
 	}
 	return ok
@@ -143,7 +104,7 @@ func agree(s *localmap.Set, path []float64, idx []*mapIndex, e, f [2]int, fe, ff
 // alignments' tolerance (twice: two pairs) and three σ of the odometry's
 // error over a path d: drift·d, and the heading error turnDrift·d at the
 // point's distance from the second route's origin.
-func closes(pts []geom.Point, a, b motion, d float64, noise Noise, tol float64) bool {
+func closes(pts []geom.Point, a, b alignment, d float64, noise Noise, tol float64) bool {
 	for _, p := range pts {
 		q, r := a.apply(p), b.apply(p)
 		reach := math.Hypot(r.X-b.t[0], r.Y-b.t[1])

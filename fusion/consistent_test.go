@@ -61,12 +61,15 @@ func TestMaximumClique(t *testing.T) {
 	}
 }
 
-// TestMotion: then composes (n first) and inverse undoes.
-func TestMotion(t *testing.T) {
-	m, n := motion{theta: 0.7, t: [2]float64{1, -2}}, motion{theta: -2.1, t: [2]float64{0.3, 4}}
+// TestAlignmentMotion: then composes (n first) and inverse undoes.
+func TestAlignmentMotion(t *testing.T) {
+	m, n := alignment{theta: 0.7, t: [2]float64{1, -2}}, alignment{theta: -2.1, t: [2]float64{0.3, 4}}
 	p := geom.Point{X: 1.5, Y: -0.4}
-	a, b := m.then(n).apply(p), m.apply(n.apply(p))
-	c := m.then(m.inverse()).apply(p)
+	mn, inv := m.then(n), m.inverse()
+	a, q := mn.apply(p), n.apply(p)
+	b := m.apply(q)
+	back := m.then(inv)
+	c := back.apply(p)
 	if math.Hypot(a.X-b.X, a.Y-b.Y) > 1e-12 || math.Hypot(c.X-p.X, c.Y-p.Y) > 1e-12 {
 		t.Errorf("then %v against %v; m then its inverse moves %v to %v", a, b, p, c)
 	}
@@ -100,8 +103,8 @@ func TestConsistentPairs(t *testing.T) {
 	pairs := [][2]int{{0, 5}, {1, 6}, {2, 7}, {3, 8}, {4, 9}}
 	found := make([]alignment, len(pairs))
 	for k, p := range pairs {
-		m := odometryMotion(s.Poses[p[0]], s.Poses[p[1]])
-		found[k] = alignment{theta: m.theta, t: m.t, matches: [][2]int{{0, 0}, {1, 1}, {2, 2}}}
+		found[k] = predict(s.Poses[p[0]], s.Poses[p[1]])
+		found[k].matches = [][2]int{{0, 0}, {1, 1}, {2, 2}}
 	}
 	found[2].theta += 1 // chance: the shape search turned map 7
 	consistentPairs(s, pathLengths(s), idx, pairs, found, Noise{Drift: 0.01, TurnDrift: 0.001}, 0.1)

@@ -84,10 +84,7 @@ func (s *Set) Previous() []int {
 	out := make([]int, len(s.Maps))
 	last := map[string]int{}
 	for k := range s.Maps {
-		r := ""
-		if s.Robots != nil {
-			r = s.Robots[k]
-		}
+		r := s.Robot(k)
 		out[k] = -1
 		if p, ok := last[r]; ok {
 			out[k] = p
@@ -95,6 +92,14 @@ func (s *Set) Previous() []int {
 		last[r] = k
 	}
 	return out
+}
+
+// Robot is map k's robot ("" when the set is one robot's).
+func (s *Set) Robot(k int) string {
+	if s.Robots == nil {
+		return ""
+	}
+	return s.Robots[k]
 }
 
 // SameRobot reports whether maps i and j share an odometry frame.

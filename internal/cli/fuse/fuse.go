@@ -290,10 +290,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	assocSeconds := time.Since(t0).Seconds()
-	p, err := fusion.Problem(s, a)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
 		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
 	switch {
@@ -303,6 +299,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "gate     off: %d associated map pairs to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, fusion.MinDriftPairs)
 	}
 	model := mapModel{tol: a.Tolerance, consistent: a.Drift > 0}
+	input := a // the pairings every method sees
 	if s.Robots != nil {
 		// Each robot's poses are in its own frame: place them in one by
 		// the association. Poses within a robot keep their relations, so
@@ -314,11 +311,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if groups > 1 {
 			// Pairings between robots the association could not place
 			// together are chance as often as not: no method sees them.
-			if p, err = fusion.Problem(s, fusion.WithinGroups(a, model.frames)); err != nil {
-				return err
-			}
+			input = fusion.WithinGroups(a, model.frames)
 		}
 		fmt.Fprintf(stderr, "robots   %s, each in its own odometry frame, placed in one by the association (%s)\n", cmdline.Plural(robotCount(s), "robot"), cmdline.Plural(groups, "group"))
+	}
+	p, err := fusion.Problem(s, input)
+	if err != nil {
+		return err
 	}
 	placed := s
 	if s.Poses == nil {

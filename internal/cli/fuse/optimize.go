@@ -109,17 +109,14 @@ func constraining(r *fusion.Result, model mapModel) *fusion.Result {
 // holds the maps it optimized, by record.
 func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, model mapModel, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (final *fusedMap, byRecord map[int]*fusedMap, err error) {
 	first := (*results)[0]
-	if o.reassociate && model.consistent {
+	if o.reassociate {
 		// The map is associated again after the optimization, so the
 		// optimizer reads every cluster that constrains it, where the
 		// map pairs agree with each other and the odometry (without, a
-		// small cluster is as often chance: docs/decisions.md).
-		first = constraining(first, model)
-	}
-	if o.reassociate {
-		// Robots the association could not place together are optimized
-		// apart: a cluster across them is no measurement.
-		first = fusion.WithinFrames(placed, first, model.frames)
+		// small cluster is as often chance: docs/decisions.md). Robots
+		// the association could not place together are optimized apart:
+		// a cluster across them is no measurement.
+		first = fusion.WithinFrames(placed, constraining(first, model), model.frames)
 	}
 	m, err := o.newFusedMap(ctx, placed, first, model, stderr)
 	if err != nil || m.opt == nil || !o.reassociate {
