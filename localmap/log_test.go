@@ -2,8 +2,10 @@ package localmap
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/internal/testenv"
@@ -98,6 +100,61 @@ func TestSimulateFieldOfView(t *testing.T) {
 	for _, bad := range []SimConfig{{FieldOfView: 7}, {FieldOfView: -1}, {Margin: -1}} {
 		if _, err := Simulate(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// TestSimulateArena: in a room, every robot stays inside it, the
+// landmarks are the number asked for, inside it and not on top of each
+// other, the same seed gives the same run, and a room too small or
+// without landmarks is refused.
+func TestSimulateArena(t *testing.T) {
+	c := SimConfig{Seed: 5, Duration: 600, Speed: 0.2, Range: 5, FieldOfView: math.Pi / 3, Arena: [2]float64{5, 7}, Landmarks: 15}
+	logs, err := SimulateTeam(c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truths := map[string]bool{}
+	for r, l := range logs {
+		for _, f := range l.Reference {
+			if f.X < 0 || f.X > 5 || f.Y < 0 || f.Y > 7 {
+				t.Fatalf("robot %d at (%.2f, %.2f), outside the 5 × 7 m room", r+1, f.X, f.Y)
+			}
+		}
+		if len(l.Detections) < 100 {
+			t.Fatalf("robot %d: %d detections", r+1, len(l.Detections))
+		}
+		for _, d := range l.Detections {
+			if !strings.HasPrefix(d.Truth, "spurious") {
+				truths[d.Truth] = true
+			}
+		}
+	}
+	if len(truths) > 15 || len(truths) < 10 {
+		t.Errorf("%d landmarks seen, want at most the 15 placed and most of them", len(truths))
+	}
+	marks := scatterArena(rand.New(rand.NewPCG(1, 2)), [2]float64{5, 7}, 15)
+	if len(marks) != 15 {
+		t.Fatalf("%d landmarks, want 15", len(marks))
+	}
+	apart := 0.5 * math.Sqrt(5*7/15.0)
+	for i, a := range marks {
+		if a[0] < 0 || a[0] > 5 || a[1] < 0 || a[1] > 7 {
+			t.Errorf("landmark %d at %v, outside the room", i, a)
+		}
+		for _, b := range marks[:i] {
+			if d := math.Hypot(a[0]-b[0], a[1]-b[1]); d < apart {
+				t.Errorf("two landmarks %.2f m apart, want at least %.2f", d, apart)
+			}
+		}
+	}
+	again, err := SimulateTeam(c, 3)
+	if err != nil || len(again[2].Detections) != len(logs[2].Detections) || again[2].Odometry[100] != logs[2].Odometry[100] {
+		t.Errorf("the same seed gave another run (%v)", err)
+	}
+	for _, bad := range []SimConfig{{Arena: [2]float64{1, 7}}, {Arena: [2]float64{5, 7}, Landmarks: -1}, {Arena: [2]float64{5, 0}}} {
+		if _, err := Simulate(bad); err == nil {
+			t.Errorf("%+v: no error", bad.Arena)
 		}
 	}
 }

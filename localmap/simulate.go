@@ -36,6 +36,13 @@ type SimConfig struct {
 	// Margin is how far beyond the path landmarks are scattered (m; 0:
 	// Range).
 	Margin float64
+	// Arena, when both are positive, bounds the run to a room of this
+	// width and height (m), as a ground robot's: Landmarks landmarks (15)
+	// lie in it at random, no two closer than half their mean spacing,
+	// and each robot starts at a random pose in it and wanders, turning
+	// away from the walls. Spacing, Radius and Margin are then unused.
+	Arena     [2]float64
+	Landmarks int
 }
 
 func (c *SimConfig) defaults() {
@@ -56,7 +63,13 @@ func (c *SimConfig) defaults() {
 	def(&c.Spurious, 0.3)
 	def(&c.SpeedNoise, 0.02)
 	def(&c.TurnNoise, 0.01)
+	if c.Landmarks == 0 {
+		c.Landmarks = 15
+	}
 }
+
+// arena reports whether c bounds the run to a room.
+func (c *SimConfig) arena() bool { return c.Arena[0] > 0 || c.Arena[1] > 0 }
 
 // Simulate makes a robot's log (unicycle odometry, bearing 0 straight
 // ahead) of a run through landmarks scattered on a plane: the path winds
@@ -75,14 +88,18 @@ func Simulate(c SimConfig) (*Log, error) {
 
 // SimulateTeam is Simulate for n robots among the same landmarks (true
 // identities shared), each with its own odometry, noise and start: on a
-// circle (Radius) they start evenly around it, otherwise side by side,
-// Range apart. Each log's odometry starts at its own origin; its
-// Reference is its true path in the first robot's frame.
+// circle (Radius) they start evenly around it, in an arena at random,
+// otherwise side by side, Range apart. Each log's odometry starts at its
+// own origin; its Reference is its true path in the first robot's frame
+// (in an arena, the room's).
 func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 	c.defaults()
 	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) || c.Radius < 0 || c.Margin < 0 ||
-		!(c.FieldOfView >= 0 && c.FieldOfView <= 2*math.Pi) || n < 1 {
-		return nil, fmt.Errorf("simulate: %+v, %d robots: durations, rates and distances must be positive, the field of view at most 2π, one robot or more", c, n)
+		!(c.FieldOfView >= 0 && c.FieldOfView <= 2*math.Pi) || n < 1 || c.arena() && !(c.Arena[0] >= 2 && c.Arena[1] >= 2 && c.Landmarks > 0) {
+		return nil, fmt.Errorf("simulate: %+v, %d robots: durations, rates and distances must be positive, the field of view at most 2π, an arena at least 2 m each way with a landmark or more, one robot or more", c, n)
+	}
+	if c.arena() && c.Duration*c.OdometryRate > 1e7 {
+		return nil, fmt.Errorf("simulate: %.0f s at %.0f Hz: more than 10^7 odometry readings", c.Duration, c.OdometryRate)
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed^0x9e3779b97f4a7c15))
 	turn := func(t float64) float64 { return 0.15 * math.Sin(2*math.Pi*t/40) }
@@ -96,31 +113,41 @@ func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 		times = append(times, t)
 	}
 	paths := make([][]Pose, n)
-	var all []Pose
-	for r := range paths {
-		p := Pose{Y: float64(r) * c.Range}
-		if c.Radius > 0 { // around the circle through the origin, centred at (0, Radius)
-			a := 2 * math.Pi * float64(r) / float64(n)
-			p = Pose{X: c.Radius * math.Sin(a), Y: c.Radius * (1 - math.Cos(a)), Theta: a}
+	turns := make([][]float64, n) // each robot's turn rate at each step
+	var marks [][2]float64
+	if c.arena() {
+		marks = scatterArena(rng, c.Arena, c.Landmarks)
+		for r := range paths {
+			paths[r], turns[r] = wander(rng, &c, times)
 		}
-		for _, t := range times {
-			paths[r] = append(paths[r], p)
-			p = Unicycle{}.Step(p, c.Speed, turn(t), dt)
+	} else {
+		var all []Pose
+		for r := range paths {
+			p := Pose{Y: float64(r) * c.Range}
+			if c.Radius > 0 { // around the circle through the origin, centred at (0, Radius)
+				a := 2 * math.Pi * float64(r) / float64(n)
+				p = Pose{X: c.Radius * math.Sin(a), Y: c.Radius * (1 - math.Cos(a)), Theta: a}
+			}
+			for _, t := range times {
+				paths[r] = append(paths[r], p)
+				turns[r] = append(turns[r], turn(t))
+				p = Unicycle{}.Step(p, c.Speed, turn(t), dt)
+			}
+			all = append(all, paths[r]...)
 		}
-		all = append(all, paths[r]...)
+		margin := c.Range
+		if c.Margin > 0 {
+			margin = c.Margin
+		}
+		marks = scatter(rng, all, c.Spacing, margin)
 	}
-	margin := c.Range
-	if c.Margin > 0 {
-		margin = c.Margin
-	}
-	marks := scatter(rng, all, c.Spacing, margin)
 	every := max(1, int(math.Round(c.OdometryRate/c.Rate))) // odometry steps a scan
 	var logs []*Log
 	spurious := 0
-	for _, truth := range paths {
+	for r, truth := range paths {
 		l := &Log{DetectionsFile: "simulated"}
 		for k, t := range times {
-			l.Odometry = append(l.Odometry, Reading{T: t, U1: c.Speed * (1 + c.SpeedNoise*rng.NormFloat64()), U2: turn(t) + c.TurnNoise*rng.NormFloat64()})
+			l.Odometry = append(l.Odometry, Reading{T: t, U1: c.Speed * (1 + c.SpeedNoise*rng.NormFloat64()), U2: turns[r][k] + c.TurnNoise*rng.NormFloat64()})
 			if k%every != 0 {
 				continue
 			}
@@ -148,6 +175,63 @@ func scatter(rng *rand.Rand, path []Pose, spacing, reach float64) [][2]float64 {
 		}
 	}
 	return out
+}
+
+// scatterArena places n landmarks in a room of size (width, height) at
+// random, no two closer than half the mean spacing (tried a thousand
+// times each, then placed anyway).
+func scatterArena(rng *rand.Rand, size [2]float64, n int) [][2]float64 {
+	apart := 0.5 * math.Sqrt(size[0]*size[1]/float64(n))
+	var out [][2]float64
+	for len(out) < n {
+		var p [2]float64
+		for try := 0; try < 1000; try++ {
+			p = [2]float64{rng.Float64() * size[0], rng.Float64() * size[1]}
+			if !nearAny(out, p, apart) {
+				break
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func nearAny(pts [][2]float64, p [2]float64, d float64) bool {
+	for _, q := range pts {
+		if math.Hypot(p[0]-q[0], p[1]-q[1]) < d {
+			return true
+		}
+	}
+	return false
+}
+
+// wander is a robot's path through the room c.Arena at c.Speed, from a
+// random pose at least half a metre from the walls: its turn rate
+// wanders (a random walk pulled back to straight ahead within about 5 s)
+// and turns it as hard as a 0.5 m radius allows, towards the room's
+// centre, while the point a metre ahead is outside the room less half a
+// metre. It returns the pose and the turn rate at each time.
+func wander(rng *rand.Rand, c *SimConfig, times []float64) ([]Pose, []float64) {
+	const inset, ahead, radius, settle, spread = 0.5, 1.0, 0.5, 5.0, 0.2
+	w, h := c.Arena[0], c.Arena[1]
+	p := Pose{X: inset + rng.Float64()*(w-2*inset), Y: inset + rng.Float64()*(h-2*inset), Theta: (2*rng.Float64() - 1) * math.Pi}
+	dt := 1 / c.OdometryRate
+	var path []Pose
+	var turns []float64
+	free := 0.0
+	for range times {
+		free += -free*dt/settle + spread*math.Sqrt(dt)*rng.NormFloat64()
+		turn := free
+		ax, ay := p.X+ahead*math.Cos(p.Theta), p.Y+ahead*math.Sin(p.Theta)
+		if ax < inset || ax > w-inset || ay < inset || ay > h-inset {
+			toCentre := math.Atan2(h/2-p.Y, w/2-p.X) - p.Theta
+			turn = math.Copysign(c.Speed/radius, math.Remainder(toCentre, 2*math.Pi))
+			free = 0
+		}
+		path, turns = append(path, p), append(turns, turn)
+		p = Unicycle{}.Step(p, c.Speed, turn, dt)
+	}
+	return path, turns
 }
 
 // scan is one scan from pose p: the landmarks in range, noisy, some

@@ -184,6 +184,33 @@ func TestFuseBadInput(t *testing.T) {
 	}
 }
 
+// TestSynthLandmarksBadFlags: a room that is not WxH metres of at least
+// 2 each, no landmarks in it, or a negative noise is a one-line error
+// naming the flag, and nothing is written.
+func TestSynthLandmarksBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-arena", "5by7"}, "-arena \"5by7\""},
+		{[]string{"-arena", "1x7"}, "-arena \"1x7\""},
+		{[]string{"-arena", "5xInf"}, "-arena \"5xInf\""},
+		{[]string{"-arena", "5x7", "-landmarks", "0"}, "-landmarks 0"},
+		{[]string{"-range-noise", "-1"}, "-range-noise -1"},
+		{[]string{"-bearing-noise", "NaN"}, "-bearing-noise NaN"},
+	} {
+		out := filepath.Join(dir, "out")
+		code, _, stderr := runCmd(t, "", append([]string{"synth-landmarks", "-out", out}, tc.args...)...)
+		if code == 0 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want one line with %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s was written", tc.args, out)
+		}
+	}
+}
+
 // TestFuseWithoutPoses: local maps without poses are placed by the
 // association's own motions (map.g2o and the fused landmarks are
 // written; map.g2o ties the frames by their landmarks alone, with no

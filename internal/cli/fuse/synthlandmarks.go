@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/clearmatch/clearmatch/internal/cmdline"
@@ -26,7 +27,13 @@ share the landmarks, each in a folder robot-1 … robot-N:
   clearmatch synth-landmarks -out sim
   clearmatch fuse sim -out fused
   clearmatch synth-landmarks -robots 3 -radius 10 -out team
-  clearmatch fuse team/robot-1 team/robot-2 team/robot-3 -out fused-team`
+  clearmatch fuse team/robot-1 team/robot-2 team/robot-3 -out fused-team
+
+With -arena WxH the robots wander in a room of W by H metres among
+-landmarks landmarks, as ground robots in a lab:
+
+  clearmatch synth-landmarks -arena 5x7 -landmarks 15 -robots 5 -duration 1500 \
+      -speed 0.2 -range 5 -fov 60 -out lab`
 
 // RunSynthLandmarks is `clearmatch synth-landmarks args...`.
 func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -46,6 +53,10 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 	fs.Float64Var(&c.Margin, "margin", 0, "how far beyond the path landmarks are scattered, m (0: -range)")
 	fs.Float64Var(&c.SpeedNoise, "speed-noise", 0.02, "the odometry's relative speed error (standard deviation)")
 	fs.Float64Var(&c.TurnNoise, "turn-noise", 0.01, "the odometry's turn-rate error, rad/s (standard deviation)")
+	fs.Float64Var(&c.RangeNoise, "range-noise", 0.05, "the detections' range error, m (standard deviation)")
+	fs.Float64Var(&c.BearingNoise, "bearing-noise", 0.01, "the detections' bearing error, rad (standard deviation)")
+	arena := fs.String("arena", "", "WxH: wander in a room of W by H metres (e.g. 5x7) instead of -radius or onwards; -spacing and -margin are then unused")
+	fs.IntVar(&c.Landmarks, "landmarks", 15, "landmarks in the -arena room")
 	robots := fs.Int("robots", 1, "robots among the same landmarks, each with its own odometry (more than 1: a log folder robot-N per robot)")
 	if err := cmdline.ParseFlags(fs, args); err != nil {
 		return err
@@ -57,6 +68,21 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 		return cmdline.Usagef("-fov %v: want degrees in [0, 360] (0: all around)", *fov)
 	}
 	c.FieldOfView = *fov * math.Pi / 180
+	if !(c.RangeNoise >= 0 && c.BearingNoise >= 0) || math.IsInf(c.RangeNoise+c.BearingNoise, 0) {
+		return cmdline.Usagef("-range-noise %v, -bearing-noise %v: want finite values, 0 or more", c.RangeNoise, c.BearingNoise)
+	}
+	if *arena != "" {
+		w, h, ok := strings.Cut(*arena, "x")
+		var err1, err2 error
+		c.Arena[0], err1 = strconv.ParseFloat(w, 64)
+		c.Arena[1], err2 = strconv.ParseFloat(h, 64)
+		if !ok || err1 != nil || err2 != nil || !(c.Arena[0] >= 2 && c.Arena[1] >= 2) || math.IsInf(c.Arena[0]+c.Arena[1], 0) {
+			return cmdline.Usagef("-arena %q: want WxH in metres, each at least 2 (e.g. 5x7)", *arena)
+		}
+		if c.Landmarks < 1 || c.Landmarks > 100000 {
+			return cmdline.Usagef("-landmarks %d: want 1 to 100000", c.Landmarks)
+		}
+	}
 	if *robots < 1 {
 		return cmdline.Usagef("-robots %d: want 1 or more", *robots)
 	}
