@@ -211,6 +211,33 @@ func TestSynthLandmarksBadFlags(t *testing.T) {
 	}
 }
 
+// TestFuseWarnsOdometryFrame: when no cluster ties two maps (noisy maps
+// of a few landmarks in a room), the optimizer keeps the odometry and
+// fuse says that the second association runs in the odometry frame; on
+// the same room with clean maps it does not.
+func TestFuseWarnsOdometryFrame(t *testing.T) {
+	dir := t.TempDir()
+	room := []string{"synth-landmarks", "-seed", "1", "-arena", "5x7", "-duration", "600", "-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "0.05"}
+	noisy := []string{"-range-noise", "0.25", "-bearing-noise", "0.05", "-turn-noise", "0.05", "-speed-noise", "0.05"}
+	for _, tc := range []struct {
+		name  string
+		noise []string
+		warn  bool
+	}{{"noisy", noisy, true}, {"clean", nil, false}} {
+		log := filepath.Join(dir, tc.name)
+		if code, _, stderr := runCmd(t, "", append(append(append([]string{}, room...), tc.noise...), "-out", log)...); code != 0 {
+			t.Fatalf("synth-landmarks: %s", stderr)
+		}
+		code, _, stderr := runCmd(t, "", "fuse", log, "-window", "30", "-skip-empty", "-out", log+"-fused")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		if got := strings.Contains(stderr, "warning: no cluster of clear ties two maps"); got != tc.warn {
+			t.Errorf("%s: warned %v, want %v:\n%s", tc.name, got, tc.warn, stderr)
+		}
+	}
+}
+
 // TestFuseWithoutPoses: local maps without poses are placed by the
 // association's own motions (map.g2o and the fused landmarks are
 // written; map.g2o ties the frames by their landmarks alone, with no

@@ -122,6 +122,11 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 	if err != nil || m.opt == nil || !o.reassociate {
 		return m, map[int]*fusedMap{0: m}, err
 	}
+	if len(m.graph.Observations) == 0 {
+		// Nothing but the odometry placed the maps: the second association
+		// groups landmarks where the drift left them.
+		fmt.Fprintf(stderr, "warning: no cluster of %s ties two maps, so the optimizer kept the odometry; the second association runs in the odometry frame, where its drift can join different landmarks (-reassociate=false keeps %s's map alone)\n", first.Method, first.Method)
+	}
 	t0 := time.Now()
 	r := fusion.Reassociate(placed, m.result, m.opt, model.frames, model.tol, o.minCluster)
 	r.Method, r.Seconds = m.result.Method+fusion.ReassociatedSuffix, time.Since(t0).Seconds()
