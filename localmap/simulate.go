@@ -36,9 +36,9 @@ type SimConfig struct {
 	// Margin is how far beyond the path landmarks are scattered (m; 0:
 	// Range).
 	Margin float64
-	// Arena, when both are positive, bounds the run to a room of this
-	// width and height (m), as a ground robot's: Landmarks landmarks (15)
-	// lie in it at random, no two closer than half their mean spacing,
+	// Arena, when set (width and height, m, each at least 2), bounds the
+	// run to a room, as a ground robot's: Landmarks landmarks
+	// (DefaultSimLandmarks) lie in it at random, no two closer than half their mean spacing,
 	// and each robot starts at a random pose in it and wanders, turning
 	// away from the walls. Spacing, Radius and Margin are then unused.
 	Arena     [2]float64
@@ -64,9 +64,13 @@ func (c *SimConfig) defaults() {
 	def(&c.SpeedNoise, 0.02)
 	def(&c.TurnNoise, 0.01)
 	if c.Landmarks == 0 {
-		c.Landmarks = 15
+		c.Landmarks = DefaultSimLandmarks
 	}
 }
+
+// DefaultSimLandmarks is SimConfig.Landmarks' default: the held-out lab's
+// 15 landmarks.
+const DefaultSimLandmarks = 15
 
 // arena reports whether c bounds the run to a room.
 func (c *SimConfig) arena() bool { return c.Arena[0] > 0 || c.Arena[1] > 0 }
@@ -129,9 +133,9 @@ func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 				p = Pose{X: c.Radius * math.Sin(a), Y: c.Radius * (1 - math.Cos(a)), Theta: a}
 			}
 			for _, t := range times {
-				paths[r] = append(paths[r], p)
-				turns[r] = append(turns[r], turn(t))
-				p = Unicycle{}.Step(p, c.Speed, turn(t), dt)
+				w := turn(t)
+				paths[r], turns[r] = append(paths[r], p), append(turns[r], w)
+				p = Unicycle{}.Step(p, c.Speed, w, dt)
 			}
 			all = append(all, paths[r]...)
 		}
@@ -222,7 +226,7 @@ func wander(rng *rand.Rand, c *SimConfig, times []float64) ([]Pose, []float64) {
 	for range times {
 		free += -free*dt/settle + spread*math.Sqrt(dt)*rng.NormFloat64()
 		turn := free
-		ax, ay := p.X+ahead*math.Cos(p.Theta), p.Y+ahead*math.Sin(p.Theta)
+		ax, ay := p.Apply(ahead, 0)
 		if ax < inset || ax > w-inset || ay < inset || ay > h-inset {
 			toCentre := math.Atan2(h/2-p.Y, w/2-p.X) - p.Theta
 			turn = math.Copysign(c.Speed/radius, math.Remainder(toCentre, 2*math.Pi))

@@ -56,7 +56,7 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 	fs.Float64Var(&c.RangeNoise, "range-noise", 0.05, "the detections' range error, m (standard deviation)")
 	fs.Float64Var(&c.BearingNoise, "bearing-noise", 0.01, "the detections' bearing error, rad (standard deviation)")
 	arena := fs.String("arena", "", "WxH: wander in a room of W by H metres (e.g. 5x7) instead of -radius or onwards; -spacing and -margin are then unused")
-	fs.IntVar(&c.Landmarks, "landmarks", 15, "landmarks in the -arena room")
+	fs.IntVar(&c.Landmarks, "landmarks", localmap.DefaultSimLandmarks, "landmarks in the -arena room")
 	robots := fs.Int("robots", 1, "robots among the same landmarks, each with its own odometry (more than 1: a log folder robot-N per robot)")
 	if err := cmdline.ParseFlags(fs, args); err != nil {
 		return err
