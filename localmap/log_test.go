@@ -106,8 +106,9 @@ func TestSimulateFieldOfView(t *testing.T) {
 
 // TestSimulateArena: in a room, every robot stays inside it, the
 // landmarks are the number asked for, inside it and not on top of each
-// other, the same seed gives the same run, and a room too small or
-// without landmarks is refused.
+// other (nor closer than a gap given), the same seed gives the same run,
+// and a room too small, without landmarks or with a gap not a distance is
+// refused.
 func TestSimulateArena(t *testing.T) {
 	c := SimConfig{Seed: 5, Duration: 600, Speed: 0.2, Range: 5, FieldOfView: math.Pi / 3, Arena: [2]float64{5, 7}, Landmarks: 15}
 	logs, err := SimulateTeam(c, 3)
@@ -133,18 +134,19 @@ func TestSimulateArena(t *testing.T) {
 	if len(truths) > 15 || len(truths) < 10 {
 		t.Errorf("%d landmarks seen, want at most the 15 placed and most of them", len(truths))
 	}
-	marks := scatterArena(rand.New(rand.NewPCG(1, 2)), [2]float64{5, 7}, 15)
-	if len(marks) != 15 {
-		t.Fatalf("%d landmarks, want 15", len(marks))
-	}
-	apart := 0.5 * math.Sqrt(5*7/15.0)
-	for i, a := range marks {
-		if a[0] < 0 || a[0] > 5 || a[1] < 0 || a[1] > 7 {
-			t.Errorf("landmark %d at %v, outside the room", i, a)
+	for _, gap := range []struct{ given, want float64 }{{0, 0.5 * math.Sqrt(5*7/15.0)}, {1.2, 1.2}} {
+		marks := scatterArena(rand.New(rand.NewPCG(1, 2)), [2]float64{5, 7}, 15, gap.given)
+		if len(marks) != 15 {
+			t.Fatalf("%d landmarks, want 15", len(marks))
 		}
-		for _, b := range marks[:i] {
-			if d := math.Hypot(a[0]-b[0], a[1]-b[1]); d < apart {
-				t.Errorf("two landmarks %.2f m apart, want at least %.2f", d, apart)
+		for i, a := range marks {
+			if a[0] < 0 || a[0] > 5 || a[1] < 0 || a[1] > 7 {
+				t.Errorf("landmark %d at %v, outside the room", i, a)
+			}
+			for _, b := range marks[:i] {
+				if d := math.Hypot(a[0]-b[0], a[1]-b[1]); d < gap.want {
+					t.Errorf("gap %v: two landmarks %.2f m apart, want at least %.2f", gap.given, d, gap.want)
+				}
 			}
 		}
 	}
@@ -152,7 +154,8 @@ func TestSimulateArena(t *testing.T) {
 	if err != nil || len(again[2].Detections) != len(logs[2].Detections) || again[2].Odometry[100] != logs[2].Odometry[100] {
 		t.Errorf("the same seed gave another run (%v)", err)
 	}
-	for _, bad := range []SimConfig{{Arena: [2]float64{1, 7}}, {Arena: [2]float64{5, 7}, Landmarks: -1}, {Arena: [2]float64{5, 0}}} {
+	for _, bad := range []SimConfig{{Arena: [2]float64{1, 7}}, {Arena: [2]float64{5, 7}, Landmarks: -1}, {Arena: [2]float64{5, 0}},
+		{Arena: [2]float64{5, 7}, LandmarkGap: -1}, {Arena: [2]float64{5, 7}, LandmarkGap: math.Inf(1)}} {
 		if _, err := Simulate(bad); err == nil {
 			t.Errorf("%+v: no error", bad.Arena)
 		}

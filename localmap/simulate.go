@@ -38,11 +38,13 @@ type SimConfig struct {
 	Margin float64
 	// Arena, when set (width and height, m, each at least 2), bounds the
 	// run to a room, as a ground robot's: Landmarks landmarks
-	// (DefaultSimLandmarks) lie in it at random, no two closer than half their mean spacing,
-	// and each robot starts at a random pose in it and wanders, turning
-	// away from the walls. Spacing, Radius and Margin are then unused.
-	Arena     [2]float64
-	Landmarks int
+	// (DefaultSimLandmarks) lie in it at random, no two closer than
+	// LandmarkGap (m; 0: half their mean spacing), and each robot starts
+	// at a random pose in it and wanders, turning away from the walls.
+	// Spacing, Radius and Margin are then unused.
+	Arena       [2]float64
+	Landmarks   int
+	LandmarkGap float64
 }
 
 func (c *SimConfig) defaults() {
@@ -99,8 +101,8 @@ func Simulate(c SimConfig) (*Log, error) {
 func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 	c.defaults()
 	if !(c.Duration > 0 && c.Speed > 0 && c.Rate > 0 && c.OdometryRate > 0 && c.Spacing > 0 && c.Range > 0) || c.Radius < 0 || c.Margin < 0 ||
-		!(c.FieldOfView >= 0 && c.FieldOfView <= 2*math.Pi) || n < 1 || c.arena() && !(c.Arena[0] >= 2 && c.Arena[1] >= 2 && c.Landmarks > 0) {
-		return nil, fmt.Errorf("simulate: %+v, %d robots: durations, rates and distances must be positive, the field of view at most 2π, an arena at least 2 m each way with a landmark or more, one robot or more", c, n)
+		!(c.FieldOfView >= 0 && c.FieldOfView <= 2*math.Pi) || n < 1 || c.arena() && !(c.Arena[0] >= 2 && c.Arena[1] >= 2 && c.Landmarks > 0 && c.LandmarkGap >= 0 && !math.IsInf(c.LandmarkGap, 0)) {
+		return nil, fmt.Errorf("simulate: %+v, %d robots: durations, rates and distances must be positive, the field of view at most 2π, an arena at least 2 m each way with a landmark or more and a finite gap, one robot or more", c, n)
 	}
 	if c.arena() && c.Duration*c.OdometryRate > 1e7 {
 		return nil, fmt.Errorf("simulate: %.0f s at %.0f Hz: more than 10^7 odometry readings", c.Duration, c.OdometryRate)
@@ -120,7 +122,7 @@ func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 	turns := make([][]float64, n) // each robot's turn rate at each step
 	var marks [][2]float64
 	if c.arena() {
-		marks = scatterArena(rng, c.Arena, c.Landmarks)
+		marks = scatterArena(rng, c.Arena, c.Landmarks, c.LandmarkGap)
 		for r := range paths {
 			paths[r], turns[r] = wander(rng, &c, times)
 		}
@@ -182,10 +184,12 @@ func scatter(rng *rand.Rand, path []Pose, spacing, reach float64) [][2]float64 {
 }
 
 // scatterArena places n landmarks in a room of size (width, height) at
-// random, no two closer than half the mean spacing (tried a thousand
-// times each, then placed anyway).
-func scatterArena(rng *rand.Rand, size [2]float64, n int) [][2]float64 {
-	apart := 0.5 * math.Sqrt(size[0]*size[1]/float64(n))
+// random, no two closer than apart (0: half their mean spacing; tried a
+// thousand times each, then placed anyway).
+func scatterArena(rng *rand.Rand, size [2]float64, n int, apart float64) [][2]float64 {
+	if apart == 0 {
+		apart = 0.5 * math.Sqrt(size[0]*size[1]/float64(n))
+	}
 	var out [][2]float64
 	for len(out) < n {
 		var p [2]float64

@@ -197,6 +197,8 @@ func TestSynthLandmarksBadFlags(t *testing.T) {
 		{[]string{"-arena", "1x7"}, "-arena \"1x7\""},
 		{[]string{"-arena", "5xInf"}, "-arena \"5xInf\""},
 		{[]string{"-arena", "5x7", "-landmarks", "0"}, "-landmarks 0"},
+		{[]string{"-arena", "5x7", "-landmark-gap", "-1"}, "-landmark-gap -1"},
+		{[]string{"-arena", "5x7", "-landmark-gap", "Inf"}, "-landmark-gap +Inf"},
 		{[]string{"-range-noise", "-1"}, "-range-noise -1"},
 		{[]string{"-bearing-noise", "NaN"}, "-bearing-noise NaN"},
 	} {

@@ -57,6 +57,7 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 	fs.Float64Var(&c.BearingNoise, "bearing-noise", 0.01, "the detections' bearing error, rad (standard deviation)")
 	arena := fs.String("arena", "", "WxH: wander in a room of W by H metres (e.g. 5x7) instead of -radius or onwards; -spacing and -margin are then unused")
 	fs.IntVar(&c.Landmarks, "landmarks", localmap.DefaultSimLandmarks, "landmarks in the -arena room")
+	fs.Float64Var(&c.LandmarkGap, "landmark-gap", 0, "the least distance between two landmarks of the -arena room, m (0: half their mean spacing)")
 	robots := fs.Int("robots", 1, "robots among the same landmarks, each with its own odometry (more than 1: a log folder robot-N per robot)")
 	if err := cmdline.ParseFlags(fs, args); err != nil {
 		return err
@@ -81,6 +82,9 @@ func RunSynthLandmarks(ctx context.Context, args []string, stdin io.Reader, stdo
 		}
 		if c.Landmarks < 1 || c.Landmarks > 100000 {
 			return cmdline.Usagef("-landmarks %d: want 1 to 100000", c.Landmarks)
+		}
+		if !(c.LandmarkGap >= 0) || math.IsInf(c.LandmarkGap, 0) {
+			return cmdline.Usagef("-landmark-gap %v: want a finite distance, 0 or more", c.LandmarkGap)
 		}
 	}
 	if *robots < 1 {
