@@ -316,7 +316,8 @@ func (o LogOptions) Check() error {
 // the odometry frame and then in the frame of the window's first pose,
 // and the sightings within o.MergeRadius of a landmark of the window (its
 // running mean) merged into it. Map k is named by its window's start
-// time; Poses hold each window's first pose, Trajectory the path.
+// time; Poses hold each window's first pose, Trajectory the path from the
+// first detection kept.
 func FromLog(l *Log, o LogOptions) (*Set, error) {
 	o.defaults(l)
 	if err := o.Check(); err != nil {
@@ -352,7 +353,10 @@ func FromLog(l *Log, o LogOptions) (*Set, error) {
 	if err := s.add(cur, l.DetectionsFile, o); err != nil {
 		return nil, err
 	}
-	s.Trajectory, s.TrajectoryTimes, s.MergeRadius = dr.path, dr.times, o.MergeRadius
+	// The path the maps cover: from the span's first detection on (the
+	// odometry before it only carried the pose there).
+	first := sort.SearchFloat64s(dr.times, t0)
+	s.Trajectory, s.TrajectoryTimes, s.MergeRadius = dr.path[first:], dr.times[first:], o.MergeRadius
 	return s, nil
 }
 

@@ -69,6 +69,27 @@ func TestSimulatedMaps(t *testing.T) {
 	}
 }
 
+// TestFromLogSpanTrajectory: a part of the run (Start, Duration) has the
+// path of that part, not the odometry's from the log's start, so its
+// comparison with the true path is of the part alone.
+func TestFromLogSpanTrajectory(t *testing.T) {
+	l, err := Simulate(SimConfig{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []LogOptions{{Window: 20}, {Window: 20, Start: 60, Duration: 40}} {
+		o.Motion = Unicycle{}
+		s, err := FromLog(l, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		times := s.TrajectoryTimes
+		if len(times) == 0 || times[0] < s.Times[0] || times[len(times)-1] > s.Times[0]+o.Duration+o.Window && o.Duration > 0 {
+			t.Errorf("start %v s: the path spans %v-%v s, the maps %v-%v s", o.Start, times[0], times[len(times)-1], s.Times[0], s.Times[len(s.Times)-1]+o.Window)
+		}
+	}
+}
+
 // TestReadCSVByteOrderMark: a CSV saved by a spreadsheet, with a UTF-8
 // byte-order mark before its header, reads.
 func TestReadCSVByteOrderMark(t *testing.T) {
