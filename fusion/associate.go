@@ -33,8 +33,10 @@ type AssociateOptions struct {
 	// map pair's pairings are gated around the motion the poses predict,
 	// within the tolerance and three standard deviations (posed.go). 0
 	// estimates them from the pairs the search without poses associates
-	// (posed.go; no gate when too few say); a negative Drift ignores
-	// the poses.
+	// (posed.go), or where it associates too few, from each map's
+	// alignment with its robot's maps just before it (neighbours.go; no
+	// gate when those are too few too); a negative Drift ignores the
+	// poses.
 	Drift, TurnDrift float64
 	// MinPosed is the fewest gated pairings that associate a map pair
 	// (0: DefaultMinPosed). The search without poses runs too, as
@@ -68,9 +70,12 @@ type Association struct {
 	Tolerance float64
 	// Drift and TurnDrift are the pose gate's (estimated or given; 0
 	// without poses or with the gate off); DriftPairs counts the map
-	// pairs an estimate was read from (fewer than MinDriftPairs: no gate).
+	// pairs an estimate was read from; with fewer than MinDriftPairs it
+	// is read from NeighbourPairs alignments of neighbouring maps instead
+	// (neighbours.go), and with fewer of those there is no gate.
 	Drift, TurnDrift float64
 	DriftPairs       int
+	NeighbourPairs   int
 }
 
 // Motion is a planar rigid motion: x ↦ R(θ) x + (X, Y); Matches is the

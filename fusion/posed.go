@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"sort"
 
-	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/internal/pool"
 	"github.com/clearmatch/clearmatch/localmap"
 )
@@ -179,7 +178,10 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 	if o.Drift == 0 {
 		o.Drift, o.TurnDrift, a.DriftPairs = estimateDrift(s, path, pairs, found, idx, o.Tolerance)
 		if a.DriftPairs < MinDriftPairs {
-			return nil // too few pairs to say: no gate, rather than a guess
+			o.Drift, o.TurnDrift, a.NeighbourPairs = neighbourDrift(s, path, idx, o.Tolerance)
+			if a.NeighbourPairs < MinDriftPairs {
+				return nil // too few pairs to say: no gate, rather than a guess
+			}
 		}
 	} else if o.TurnDrift == 0 {
 		o.TurnDrift = DefaultTurnDrift
@@ -224,7 +226,6 @@ const MinDriftPairs = 8
 // with fewer than MinDriftPairs the drift is 0: a guess narrower than the
 // odometry's would gate the wrong landmarks in.
 func estimateDrift(s *localmap.Set, path []float64, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
-	poses := s.Poses
 	var samples []driftSample
 	for k, f := range found {
 		i, j := pairs[k][0], pairs[k][1]
@@ -232,15 +233,16 @@ func estimateDrift(s *localmap.Set, path []float64, pairs [][2]int, found []alig
 		if len(f.matches) == 0 || d <= 0 || len(idx[j].pts) == 0 || !s.SameRobot(i, j) {
 			continue
 		}
-		var c geom.Point
-		for _, p := range idx[j].pts {
-			c.X, c.Y = c.X+p.X/float64(len(idx[j].pts)), c.Y+p.Y/float64(len(idx[j].pts))
-		}
-		pred := predict(poses[i], poses[j])
-		q, r := f.apply(c), pred.apply(c)
-		samples = append(samples, driftSample{path: d, off: max(0, math.Hypot(q.X-r.X, q.Y-r.Y)-tol),
-			turn: math.Abs(math.Remainder(f.theta-pred.theta, 2*math.Pi))})
+		samples = append(samples, sampleOf(f, predict(s.Poses[i], s.Poses[j]), idx[j].pts, d, tol))
 	}
+	return readDrift(samples)
+}
+
+// readDrift is the drift of samples: over those whose turn agrees with
+// the odometry's beyond chance (agreeing), the median offset and turn
+// per metre of path, times 1.5, floored; n is how many agree, and with
+// fewer than MinDriftPairs the drift is 0.
+func readDrift(samples []driftSample) (drift, turn float64, n int) {
 	in := agreeing(samples)
 	if len(in) < MinDriftPairs {
 		return 0, 0, len(in)

@@ -110,7 +110,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.Float64Var(&o.assoc.Tolerance, "tolerance", 0, "metres within which a pairing must fit its map pair's rigid motion (0: a quarter of the landmarks' median spacing, at most 1)")
 		fs.IntVar(&o.assoc.MinMatches, "min-matches", fusion.DefaultMinMatches, "fewest pairings for two maps to be associated")
 		fs.Float64Var(&o.assoc.MinShare, "min-share", fusion.DefaultMinShare, "least fraction of the landmarks where two maps overlap that the pairings must cover")
-		fs.Float64Var(&o.assoc.Drift, "drift", 0, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (0: estimated from the map pairs associated without it; negative: ignore the poses while associating)")
+		fs.Float64Var(&o.assoc.Drift, "drift", 0, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (0: estimated from the map pairs associated without it, or from neighbouring maps where those are too few; negative: ignore the poses while associating)")
 		fs.Float64Var(&o.assoc.TurnDrift, "turn-drift", 0, "with poses: the odometry's heading error per metre of path, rad/m (0: estimated with -drift 0, else "+fmt.Sprint(fusion.DefaultTurnDrift)+")")
 		fs.IntVar(&o.assoc.MinPosed, "min-posed", fusion.DefaultMinPosed, "with poses: fewest pairings inside the gate, all consistent, for two maps to be associated")
 	})
@@ -293,10 +293,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
 		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
 	switch {
+	case a.Drift > 0 && a.NeighbourPairs > 0:
+		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path, read from %d alignments of neighbouring maps (%d associated map pairs were too few)\n", a.Drift, a.TurnDrift, a.NeighbourPairs, a.DriftPairs)
 	case a.Drift > 0:
 		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path\n", a.Drift, a.TurnDrift)
 	case s.Poses != nil && o.assoc.Drift == 0:
-		fmt.Fprintf(stderr, "gate     off: %d associated map pairs to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, fusion.MinDriftPairs)
+		fmt.Fprintf(stderr, "gate     off: %d associated map pairs and %d alignments of neighbouring maps to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, a.NeighbourPairs, fusion.MinDriftPairs)
 	}
 	model := mapModel{tol: a.Tolerance, consistent: a.Drift > 0}
 	input := a // the pairings every method sees

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,28 +215,39 @@ func TestSynthLandmarksBadFlags(t *testing.T) {
 }
 
 // TestFuseWarnsOdometryFrame: when no cluster ties two maps (noisy maps
-// of a few landmarks in a room), the optimizer keeps the odometry and
-// fuse says that the second association runs in the odometry frame; on
-// the same room with clean maps it does not.
+// of a few landmarks in a room, associated without the poses), the
+// optimizer keeps the odometry and fuse says that the second association
+// runs in the odometry frame; on the same room with clean maps it does
+// not, nor with the poses, whose drift the neighbouring maps give when
+// the search pairs too few maps.
 func TestFuseWarnsOdometryFrame(t *testing.T) {
 	dir := t.TempDir()
 	room := []string{"synth-landmarks", "-seed", "1", "-arena", "5x7", "-duration", "600", "-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "0.05"}
 	noisy := []string{"-range-noise", "0.25", "-bearing-noise", "0.05", "-turn-noise", "0.05", "-speed-noise", "0.05"}
-	for _, tc := range []struct {
+	for k, tc := range []struct {
 		name  string
 		noise []string
+		fuse  []string
 		warn  bool
-	}{{"noisy", noisy, true}, {"clean", nil, false}} {
-		log := filepath.Join(dir, tc.name)
+		gate  string
+	}{
+		{"noisy, poses ignored", noisy, []string{"-drift", "-1"}, true, ""},
+		{"noisy", noisy, nil, false, "alignments of neighbouring maps"},
+		{"clean", nil, nil, false, ""},
+	} {
+		log := filepath.Join(dir, strconv.Itoa(k))
 		if code, _, stderr := runCmd(t, "", append(append(append([]string{}, room...), tc.noise...), "-out", log)...); code != 0 {
 			t.Fatalf("synth-landmarks: %s", stderr)
 		}
-		code, _, stderr := runCmd(t, "", "fuse", log, "-window", "30", "-skip-empty", "-out", log+"-fused")
+		code, _, stderr := runCmd(t, "", append([]string{"fuse", log, "-window", "30", "-skip-empty", "-out", log + "-fused"}, tc.fuse...)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
 		}
 		if got := strings.Contains(stderr, "warning: no cluster of clear ties two maps"); got != tc.warn {
 			t.Errorf("%s: warned %v, want %v:\n%s", tc.name, got, tc.warn, stderr)
+		}
+		if !strings.Contains(stderr, "gate     pairings within the poses' prediction") && tc.gate != "" || !strings.Contains(stderr, tc.gate) {
+			t.Errorf("%s: want a gate read from %q:\n%s", tc.name, tc.gate, stderr)
 		}
 	}
 }
