@@ -151,3 +151,32 @@ func TestAgreeing(t *testing.T) {
 		t.Errorf("log P(X ≥ 3), mean 0.5: %v, want %v", got, want)
 	}
 }
+
+// TestAgreeingByRobot: two robots whose drift samples agree with their
+// odometry five times each pass the test pooled but neither alone, so
+// neither gives a drift; a robot with eight does, alone.
+func TestAgreeingByRobot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	robot := func(agree, chance int) []driftSample {
+		var ss []driftSample
+		for k := 0; k < agree; k++ {
+			d := 20 + 10*float64(k)
+			ss = append(ss, driftSample{path: d, turn: 0.001 * d * (0.5 + rng.Float64())})
+		}
+		for k := 0; k < chance; k++ {
+			ss = append(ss, driftSample{path: 10 + 290*rng.Float64(), turn: math.Pi * rng.Float64()})
+		}
+		return ss
+	}
+	a, b := robot(5, 10), robot(5, 10)
+	if pooled := agreeing(append(append([]driftSample{}, a...), b...)); len(pooled) < MinDriftPairs {
+		t.Fatalf("pooled: %d agree; the case needs the pooled test to pass", len(pooled))
+	}
+	if got := agreeingByRobot(map[string][]driftSample{"a": a, "b": b}, []string{"a", "b"}); len(got) != 0 {
+		t.Errorf("two robots of 5 agreeing samples each: %d kept, want none", len(got))
+	}
+	c := robot(8, 10)
+	if got := agreeingByRobot(map[string][]driftSample{"a": a, "c": c}, []string{"a", "c"}); len(got) < MinDriftPairs || len(got) > 10 {
+		t.Errorf("a robot of 8 agreeing samples beside one of 5: %d kept, want its 8", len(got))
+	}
+}

@@ -220,22 +220,42 @@ const MinDriftPairs = 8
 // motion lays the second map's landmarks (at their centroid) from where
 // the poses put them, beyond the tolerance, and how far it turns them,
 // each per metre of path between the two maps, over the pairs whose turn
-// agrees with the odometry's beyond chance (agreeing). The median of
+// agrees with their robot's odometry beyond chance (agreeingByRobot). The median of
 // each, times 1.5 (a half-normal's median is 0.67 σ), is robust to a
 // minority of wrong pairs among those. n is the number of pairs read;
 // with fewer than MinDriftPairs the drift is 0: a guess narrower than the
 // odometry's would gate the wrong landmarks in.
 func estimateDrift(s *localmap.Set, path []float64, pairs [][2]int, found []alignment, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
-	var samples []driftSample
+	byRobot := map[string][]driftSample{}
+	var robots []string
 	for k, f := range found {
 		i, j := pairs[k][0], pairs[k][1]
 		d := math.Abs(path[j] - path[i])
 		if len(f.matches) == 0 || d <= 0 || len(idx[j].pts) == 0 || !s.SameRobot(i, j) {
 			continue
 		}
-		samples = append(samples, sampleOf(f, predict(s.Poses[i], s.Poses[j]), idx[j].pts, d, tol))
+		r := s.Robot(i)
+		if byRobot[r] == nil {
+			robots = append(robots, r)
+		}
+		byRobot[r] = append(byRobot[r], sampleOf(f, predict(s.Poses[i], s.Poses[j]), idx[j].pts, d, tol))
 	}
-	return readDrift(samples)
+	return readDrift(agreeingByRobot(byRobot, robots))
+}
+
+// agreeingByRobot are the samples of each robot (byRobot, robots in
+// order) that agree with its odometry beyond chance (agreeing), for the
+// robots with MinDriftPairs of them or more. Each robot's odometry
+// drifts on its own, and the test is per robot: five robots' chance
+// pairs pooled pass it where no robot's own do.
+func agreeingByRobot(byRobot map[string][]driftSample, robots []string) []driftSample {
+	var out []driftSample
+	for _, r := range robots {
+		if in := agreeing(byRobot[r]); len(in) >= MinDriftPairs {
+			out = append(out, in...)
+		}
+	}
+	return out
 }
 
 // readDrift is the drift of samples: over those whose turn agrees with
