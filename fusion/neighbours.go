@@ -25,9 +25,12 @@ const neighbourLag = 3
 // robot's neighbourLag maps before it (path the poses' path lengths,
 // pathLengths): the pose-gated alignment (alignPosed) within half the
 // earlier map's landmark spacing, kept where two pairings or more agree,
-// read as estimateDrift reads the search's pairs. Its offsets cannot
-// exceed the gate, so it is a floor under a drift larger than that; it
-// is used only where the search gives too few pairs.
+// read as estimateDrift reads the search's pairs but for each turn,
+// counted beyond what the tolerance lets the matched landmarks turn
+// (matchedRadius): two landmarks a metre apart, each off by the maps'
+// noise, turn a fit by more than a short path turns the odometry. Its
+// offsets cannot exceed the gate, so it is a floor under a drift larger
+// than that; it is used only where the search gives too few pairs.
 func neighbourDrift(s *localmap.Set, path []float64, idx []*mapIndex, tol float64) (drift, turn float64, n int) {
 	prev := s.Previous()
 	var samples []driftSample
@@ -56,7 +59,7 @@ func neighbourDrift(s *localmap.Set, path []float64, idx []*mapIndex, tol float6
 // the poses give (pts the second map's landmarks, d the path between the
 // two maps): how far f lays the second map's centroid from where pred
 // does, beyond the tolerance, and by what angle it turns it.
-func sampleOf(f alignment, pred alignment, pts []geom.Point, d, tol float64) driftSample {
+func sampleOf(f, pred alignment, pts []geom.Point, d, tol float64) driftSample {
 	var c geom.Point
 	for _, p := range pts {
 		c.X, c.Y = c.X+p.X/float64(len(pts)), c.Y+p.Y/float64(len(pts))
