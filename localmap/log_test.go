@@ -128,8 +128,8 @@ func TestSimulateFieldOfView(t *testing.T) {
 // TestSimulateArena: in a room, every robot stays inside it, the
 // landmarks are the number asked for, inside it and not on top of each
 // other (nor closer than a gap given), the same seed gives the same run,
-// and a room too small, without landmarks or with a gap not a distance is
-// refused.
+// and a room too small, without landmarks, with a gap not a distance or
+// one its landmarks do not fit is refused.
 func TestSimulateArena(t *testing.T) {
 	c := SimConfig{Seed: 5, Duration: 600, Speed: 0.2, Range: 5, FieldOfView: math.Pi / 3, Arena: [2]float64{5, 7}, Landmarks: 15}
 	logs, err := SimulateTeam(c, 3)
@@ -156,9 +156,9 @@ func TestSimulateArena(t *testing.T) {
 		t.Errorf("%d landmarks seen, want at most the 15 placed and most of them", len(truths))
 	}
 	for _, gap := range []struct{ given, want float64 }{{0, 0.5 * math.Sqrt(5*7/15.0)}, {1.2, 1.2}} {
-		marks := scatterArena(rand.New(rand.NewPCG(1, 2)), [2]float64{5, 7}, 15, gap.given)
-		if len(marks) != 15 {
-			t.Fatalf("%d landmarks, want 15", len(marks))
+		marks, err := scatterArena(rand.New(rand.NewPCG(1, 2)), [2]float64{5, 7}, 15, gap.given)
+		if err != nil || len(marks) != 15 {
+			t.Fatalf("%d landmarks (%v), want 15", len(marks), err)
 		}
 		for i, a := range marks {
 			if a[0] < 0 || a[0] > 5 || a[1] < 0 || a[1] > 7 {
@@ -176,7 +176,8 @@ func TestSimulateArena(t *testing.T) {
 		t.Errorf("the same seed gave another run (%v)", err)
 	}
 	for _, bad := range []SimConfig{{Arena: [2]float64{1, 7}}, {Arena: [2]float64{5, 7}, Landmarks: -1}, {Arena: [2]float64{5, 0}},
-		{Arena: [2]float64{5, 7}, LandmarkGap: -1}, {Arena: [2]float64{5, 7}, LandmarkGap: math.Inf(1)}} {
+		{Arena: [2]float64{5, 7}, LandmarkGap: -1}, {Arena: [2]float64{5, 7}, LandmarkGap: math.Inf(1)},
+		{Arena: [2]float64{5, 7}, LandmarkGap: 3}} { // 15 landmarks 3 m apart do not fit
 		if _, err := Simulate(bad); err == nil {
 			t.Errorf("%+v: no error", bad.Arena)
 		}

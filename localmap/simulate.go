@@ -122,7 +122,10 @@ func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 	turns := make([][]float64, n) // each robot's turn rate at each step
 	var marks [][2]float64
 	if c.arena() {
-		marks = scatterArena(rng, c.Arena, c.Landmarks, c.LandmarkGap)
+		var err error
+		if marks, err = scatterArena(rng, c.Arena, c.Landmarks, c.LandmarkGap); err != nil {
+			return nil, err
+		}
 		for r := range paths {
 			paths[r], turns[r] = wander(rng, &c, times)
 		}
@@ -184,24 +187,27 @@ func scatter(rng *rand.Rand, path []Pose, spacing, reach float64) [][2]float64 {
 }
 
 // scatterArena places n landmarks in a room of size (width, height) at
-// random, no two closer than apart (0: half their mean spacing; tried a
-// thousand times each, then placed anyway).
-func scatterArena(rng *rand.Rand, size [2]float64, n int, apart float64) [][2]float64 {
+// random, no two closer than apart (0: half their mean spacing), each
+// tried a thousand times; a landmark that finds no place that far from
+// the others is an error, not a landmark placed closer.
+func scatterArena(rng *rand.Rand, size [2]float64, n int, apart float64) ([][2]float64, error) {
 	if apart == 0 {
 		apart = 0.5 * math.Sqrt(size[0]*size[1]/float64(n))
 	}
 	var out [][2]float64
 	for len(out) < n {
-		var p [2]float64
-		for try := 0; try < 1000; try++ {
-			p = [2]float64{rng.Float64() * size[0], rng.Float64() * size[1]}
+		placed := false
+		for try := 0; try < 1000 && !placed; try++ {
+			p := [2]float64{rng.Float64() * size[0], rng.Float64() * size[1]}
 			if !nearAny(out, p, apart) {
-				break
+				out, placed = append(out, p), true
 			}
 		}
-		out = append(out, p)
+		if !placed {
+			return nil, fmt.Errorf("simulate: %d landmarks at least %.3g m apart do not fit a %.3g × %.3g m room (%d placed); want a smaller gap or fewer landmarks", n, apart, size[0], size[1], len(out))
+		}
 	}
-	return out
+	return out, nil
 }
 
 func nearAny(pts [][2]float64, p [2]float64, d float64) bool {

@@ -200,6 +200,7 @@ func TestSynthLandmarksBadFlags(t *testing.T) {
 		{[]string{"-arena", "5x7", "-landmarks", "0"}, "-landmarks 0"},
 		{[]string{"-arena", "5x7", "-landmark-gap", "-1"}, "-landmark-gap -1"},
 		{[]string{"-arena", "5x7", "-landmark-gap", "Inf"}, "-landmark-gap +Inf"},
+		{[]string{"-arena", "5x7", "-landmark-gap", "3"}, "15 landmarks at least 3 m apart do not fit a 5 × 7 m room"},
 		{[]string{"-range-noise", "-1"}, "-range-noise -1"},
 		{[]string{"-bearing-noise", "NaN"}, "-bearing-noise NaN"},
 	} {
