@@ -52,7 +52,7 @@ func neighbourDrift(s *localmap.Set, path []float64, idx []*mapIndex, tol float6
 			samples = append(samples, x)
 		}
 	}
-	return readDrift(samples)
+	return readDrift(agreeing(samples))
 }
 
 // sampleOf is an alignment f of a map pair read against the motion pred
@@ -60,10 +60,7 @@ func neighbourDrift(s *localmap.Set, path []float64, idx []*mapIndex, tol float6
 // two maps): how far f lays the second map's centroid from where pred
 // does, beyond the tolerance, and by what angle it turns it.
 func sampleOf(f, pred alignment, pts []geom.Point, d, tol float64) driftSample {
-	var c geom.Point
-	for _, p := range pts {
-		c.X, c.Y = c.X+p.X/float64(len(pts)), c.Y+p.Y/float64(len(pts))
-	}
+	c := centroid(pts)
 	q, r := f.apply(c), pred.apply(c)
 	return driftSample{path: d, off: max(0, math.Hypot(q.X-r.X, q.Y-r.Y)-tol),
 		turn: math.Abs(math.Remainder(f.theta-pred.theta, 2*math.Pi))}
@@ -74,13 +71,24 @@ func sampleOf(f, pred alignment, pts []geom.Point, d, tol float64) driftSample {
 // pairings each lie within tol of their mates may turn by tol over it
 // from the true motion, as the maps' own noise and not the odometry's.
 func matchedRadius(pts []geom.Point, matches [][2]int) float64 {
-	var c geom.Point
-	for _, m := range matches {
-		c.X, c.Y = c.X+pts[m[1]].X/float64(len(matches)), c.Y+pts[m[1]].Y/float64(len(matches))
+	matched := make([]geom.Point, len(matches))
+	for k, m := range matches {
+		matched[k] = pts[m[1]]
 	}
+	c := centroid(matched)
 	var ss float64
-	for _, m := range matches {
-		ss += (pts[m[1]].X-c.X)*(pts[m[1]].X-c.X) + (pts[m[1]].Y-c.Y)*(pts[m[1]].Y-c.Y)
+	for _, p := range matched {
+		ss += (p.X-c.X)*(p.X-c.X) + (p.Y-c.Y)*(p.Y-c.Y)
 	}
-	return math.Sqrt(ss / float64(len(matches)))
+	return math.Sqrt(ss / float64(len(matched)))
+}
+
+// centroid is the mean of pts (each divided by their count as it is
+// added).
+func centroid(pts []geom.Point) geom.Point {
+	var c geom.Point
+	for _, p := range pts {
+		c.X, c.Y = c.X+p.X/float64(len(pts)), c.Y+p.Y/float64(len(pts))
+	}
+	return c
 }

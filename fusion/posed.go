@@ -240,7 +240,9 @@ func estimateDrift(s *localmap.Set, path []float64, pairs [][2]int, found []alig
 		}
 		byRobot[r] = append(byRobot[r], sampleOf(f, predict(s.Poses[i], s.Poses[j]), idx[j].pts, d, tol))
 	}
-	return readDrift(agreeingByRobot(byRobot, robots))
+	// The robots' agreeing samples pooled are tested once more, as all
+	// samples were before the test was per robot.
+	return readDrift(agreeing(agreeingByRobot(byRobot, robots)))
 }
 
 // agreeingByRobot are the samples of each robot (byRobot, robots in
@@ -258,12 +260,11 @@ func agreeingByRobot(byRobot map[string][]driftSample, robots []string) []driftS
 	return out
 }
 
-// readDrift is the drift of samples: over those whose turn agrees with
-// the odometry's beyond chance (agreeing), the median offset and turn
-// per metre of path, times 1.5, floored; n is how many agree, and with
-// fewer than MinDriftPairs the drift is 0.
-func readDrift(samples []driftSample) (drift, turn float64, n int) {
-	in := agreeing(samples)
+// readDrift is the drift of in, the samples that agree with the
+// odometry (agreeing): the median offset and turn per metre of path,
+// times 1.5, floored; n is len(in), and with fewer than MinDriftPairs
+// the drift is 0.
+func readDrift(in []driftSample) (drift, turn float64, n int) {
 	if len(in) < MinDriftPairs {
 		return 0, 0, len(in)
 	}
