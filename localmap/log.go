@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,6 +236,12 @@ type LogOptions struct {
 	// MergeRadius is the distance (metres) within which sightings in one
 	// window are one landmark; 0 chooses it from the log (AutoMergeRadius).
 	MergeRadius float64
+	// MergeByTruth merges a window's sightings by their truth instead, as
+	// a robot that reads each landmark's barcode or tag builds its maps:
+	// the maps then hold no merging error, and only the association
+	// across maps is left to fuse. A detection without a truth stands
+	// alone.
+	MergeByTruth bool
 	// SkipEmpty skips windows without a detection; by default one is an
 	// error.
 	SkipEmpty bool
@@ -247,7 +254,7 @@ func (o *LogOptions) defaults(l *Log) {
 	if o.Window == 0 {
 		o.Window = 20
 	}
-	if o.MergeRadius == 0 {
+	if o.MergeRadius == 0 && !o.MergeByTruth {
 		o.MergeRadius = AutoMergeRadius(l, o.BearingAhead)
 	}
 }
@@ -328,6 +335,9 @@ func FromLog(l *Log, o LogOptions) (*Set, error) {
 	if len(dets) == 0 {
 		return nil, fmt.Errorf("%s: no detection from %v s to %v s after the first", l.DetectionsFile, o.Start, o.Start+o.Duration)
 	}
+	if o.MergeByTruth && !slices.ContainsFunc(dets, func(d Detection) bool { return d.Truth != "" }) {
+		return nil, fmt.Errorf("%s: merging by truth, but no detection has a truth (name the column in the detections' columns)", l.DetectionsFile)
+	}
 	t0 := dets[0].T
 	s := &Set{}
 	var cur *window
@@ -348,7 +358,11 @@ func FromLog(l *Log, o LogOptions) (*Set, error) {
 		b := d.Bearing - o.BearingAhead
 		x, y := p.Apply(d.Range*math.Cos(b), d.Range*math.Sin(b))
 		wx, wy := cur.pose.Inverse(x, y)
-		cur.sight(wx, wy, d.Truth, o.MergeRadius)
+		if o.MergeByTruth {
+			cur.sightByTruth(wx, wy, d.Truth)
+		} else {
+			cur.sight(wx, wy, d.Truth, o.MergeRadius)
+		}
 	}
 	if err := s.add(cur, l.DetectionsFile, o); err != nil {
 		return nil, err
@@ -402,6 +416,27 @@ func (w *window) sight(x, y float64, truth string, r float64) {
 	for i, l := range w.landmarks {
 		if d := math.Hypot(l.sx/float64(l.n)-x, l.sy/float64(l.n)-y); d <= bd {
 			best, bd = i, d
+		}
+	}
+	if best < 0 {
+		w.landmarks = append(w.landmarks, sighted{truth: map[string]int{}})
+		best = len(w.landmarks) - 1
+	}
+	l := &w.landmarks[best]
+	l.sx, l.sy, l.n = l.sx+x, l.sy+y, l.n+1
+	if truth != "" {
+		l.truth[truth]++
+	}
+}
+
+// sightByTruth merges a sighting at (x, y) into the window's landmark of
+// the same truth, or starts a new one.
+func (w *window) sightByTruth(x, y float64, truth string) {
+	best := -1
+	for i, l := range w.landmarks {
+		if truth != "" && l.truth[truth] > 0 {
+			best = i
+			break
 		}
 	}
 	if best < 0 {

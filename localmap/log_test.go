@@ -183,3 +183,40 @@ func TestSimulateArena(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeByTruth: by truth, two sightings of one barcode a metre apart
+// are one landmark at their mean, two barcodes a centimetre apart stay
+// two, and a sighting without a truth stands alone; by radius, the
+// opposite.
+func TestMergeByTruth(t *testing.T) {
+	l := &Log{
+		DetectionsFile: "test",
+		Odometry:       []Reading{{T: 0}, {T: 10}},
+		Detections: []Detection{
+			{T: 1, Range: 3, Truth: "a"}, {T: 2, Range: 4, Truth: "a"},
+			{T: 3, Range: 2, Bearing: 1, Truth: "b"}, {T: 3, Range: 2.01, Bearing: 1, Truth: "c"},
+			{T: 4, Range: 2, Bearing: 1},
+		},
+	}
+	for _, tc := range []struct {
+		byTruth bool
+		want    []Landmark
+	}{
+		{true, []Landmark{{Name: "0", X: 3.5, Truth: "a"}, {Name: "1", X: 1.0806, Y: 1.6829, Truth: "b"}, {Name: "2", X: 1.0860, Y: 1.6913, Truth: "c"}, {Name: "3", X: 1.0806, Y: 1.6829}}},
+		{false, []Landmark{{Name: "0", X: 3, Truth: "a"}, {Name: "1", X: 4, Truth: "a"}, {Name: "2", X: 1.0824, Y: 1.6857, Truth: "b"}}},
+	} {
+		s, err := FromLog(l, LogOptions{Motion: Unicycle{}, Window: 10, MergeRadius: 0.5, MergeByTruth: tc.byTruth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.Maps[0].Landmarks
+		if len(s.Maps) != 1 || len(got) != len(tc.want) {
+			t.Fatalf("by truth %v: %d maps, landmarks %+v", tc.byTruth, len(s.Maps), got)
+		}
+		for i, w := range tc.want {
+			if g := got[i]; g.Name != w.Name || g.Truth != w.Truth || math.Abs(g.X-w.X) > 1e-3 || math.Abs(g.Y-w.Y) > 1e-3 {
+				t.Errorf("by truth %v: landmark %d is %+v, want %+v", tc.byTruth, i, g, w)
+			}
+		}
+	}
+}

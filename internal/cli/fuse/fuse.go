@@ -102,6 +102,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.StringVar(&o.odometry, "odometry", "", "the odometry file, when the log folder's is not named odometry.csv, .txt, .dat or inputs.dat")
 		fs.StringVar(&o.detections, "detections", "", "the detections file, when the log folder's is not named detections.csv, .txt, .dat or measurements.dat")
 		fs.Float64Var(&o.log.MergeRadius, "merge-radius", 0, "sightings within this many metres in one window are one landmark (0: from the log)")
+		fs.BoolVar(&o.log.MergeByTruth, "merge-by-truth", false, "merge a window's sightings by their truth column (a barcode or tag the sensor reads) instead of by radius; the association across maps still ignores it")
 		fs.BoolVar(&o.log.SkipEmpty, "skip-empty", false, "skip windows without a detection instead of stopping")
 		fs.Float64Var(&o.log.Start, "start", 0, "use the run from this many seconds after its first detection")
 		fs.Float64Var(&o.log.Duration, "duration", 0, "use this many seconds of the run (0: the rest)")
@@ -202,6 +203,8 @@ func (o *fuseOptions) check(inputs []string) error {
 		return cmdline.Usagef("-start %v, -duration %v: want 0 or more seconds", o.log.Start, o.log.Duration)
 	case o.log.MergeRadius < 0 || !cmdline.Finite(o.log.MergeRadius) || !cmdline.Finite(o.log.BearingAhead):
 		return cmdline.Usagef("-merge-radius %v: want 0 or more metres", o.log.MergeRadius)
+	case o.log.MergeByTruth && o.log.MergeRadius > 0:
+		return cmdline.Usagef("-merge-by-truth and -merge-radius %v: choose one", o.log.MergeRadius)
 	}
 	if _, err := cmdline.OneOf("-kernel", o.kernel, map[string]bool{string(fusion.GNC): true, string(fusion.Huber): true}); err != nil {
 		return err
