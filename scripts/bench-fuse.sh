@@ -63,13 +63,12 @@ for seed in 1 2; do
 done
 for seed in 1 2; do
 	for noise in clean noisy spaced barcoded; do
-		flags=(-spurious 0.05)
-		merge=()
+		flags=() spurious=0.05 merge=()
 		[ "$noise" != clean ] && flags+=(-range-noise 0.25 -bearing-noise 0.05 -turn-noise 0.05 -speed-noise 0.05)
 		[ "$noise" = spaced ] || [ "$noise" = barcoded ] && flags+=(-landmark-gap 1.2)
-		[ "$noise" = barcoded ] && flags+=(-spurious 1e-9) && merge=(-merge-by-truth)
+		[ "$noise" = barcoded ] && spurious=1e-9 && merge=(-merge-by-truth)
 		room="$work/room$seed$noise"
-		"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 "${flags[@]}" -out "$room" > /dev/null
+		"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 -spurious "$spurious" "${flags[@]}" -out "$room" > /dev/null
 		for r in 1 2 3 4 5; do
 			echo "## room, $noise, seed $seed, robot $r alone"
 			"$cm" fuse "$room/robot-$r" -window 30 -skip-empty "${merge[@]}" -out "$room-$r" 2>"$room-$r.err" | grep -E '^(method|clear)'
