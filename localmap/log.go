@@ -418,15 +418,7 @@ func (w *window) sight(x, y float64, truth string, r float64) {
 			best, bd = i, d
 		}
 	}
-	if best < 0 {
-		w.landmarks = append(w.landmarks, sighted{truth: map[string]int{}})
-		best = len(w.landmarks) - 1
-	}
-	l := &w.landmarks[best]
-	l.sx, l.sy, l.n = l.sx+x, l.sy+y, l.n+1
-	if truth != "" {
-		l.truth[truth]++
-	}
+	w.into(best, x, y, truth)
 }
 
 // sightByTruth merges a sighting at (x, y) into the window's landmark of
@@ -439,6 +431,12 @@ func (w *window) sightByTruth(x, y float64, truth string) {
 			break
 		}
 	}
+	w.into(best, x, y, truth)
+}
+
+// into adds a sighting at (x, y) to the window's landmark best, or to a
+// new one when best is −1.
+func (w *window) into(best int, x, y float64, truth string) {
 	if best < 0 {
 		w.landmarks = append(w.landmarks, sighted{truth: map[string]int{}})
 		best = len(w.landmarks) - 1
