@@ -42,6 +42,11 @@ type AssociateOptions struct {
 	// (0: DefaultMinPosed). The search without poses runs too, as
 	// MinMatches says, and wins where it pairs more.
 	MinPosed int
+	// Track, with poses, also tracks each robot's maps in order
+	// (track.go): each map placed by the landmarks of the maps before it,
+	// its pairings kept where tracking forwards and backwards in time
+	// agree, and winning a map pair where they pair more.
+	Track bool
 	// Workers bounds the pool (0: GOMAXPROCS).
 	Workers int
 	// Progress, if set, receives the map pairs done and their total.
@@ -76,6 +81,8 @@ type Association struct {
 	Drift, TurnDrift float64
 	DriftPairs       int
 	NeighbourPairs   int
+	// TrackedPairs counts the map pairs tracking associated (Track).
+	TrackedPairs int
 }
 
 // Motion is a planar rigid motion: x ↦ R(θ) x + (X, Y); Matches is the
@@ -134,6 +141,9 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	if s.Poses != nil && o.Drift >= 0 {
 		if err := gatePairs(ctx, s, idx, pairs, found, &o, a); err != nil {
 			return nil, err
+		}
+		if o.Track {
+			a.TrackedPairs = addTracked(s, idx, pairs, found, o.Tolerance, o.MinPosed)
 		}
 	}
 	for k, f := range found {

@@ -114,6 +114,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.Float64Var(&o.assoc.Drift, "drift", 0, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (0: estimated from the map pairs associated without it, or from neighbouring maps where those are too few; negative: ignore the poses while associating)")
 		fs.Float64Var(&o.assoc.TurnDrift, "turn-drift", 0, "with poses: the odometry's heading error per metre of path, rad/m (0: estimated with -drift 0, else "+fmt.Sprint(fusion.DefaultTurnDrift)+")")
 		fs.IntVar(&o.assoc.MinPosed, "min-posed", fusion.DefaultMinPosed, "with poses: fewest pairings inside the gate, all consistent, for two maps to be associated")
+		fs.BoolVar(&o.assoc.Track, "track", false, "with poses: also track each robot's maps in time order, each placed by the landmarks of the maps before it (pairings kept where tracking forwards and backwards agree); for maps whose landmarks are identified per map, as by -merge-by-truth")
 	})
 }
 
@@ -205,6 +206,8 @@ func (o *fuseOptions) check(inputs []string) error {
 		return cmdline.Usagef("-merge-radius %v: want 0 or more metres", o.log.MergeRadius)
 	case o.log.MergeByTruth && o.log.MergeRadius > 0:
 		return cmdline.Usagef("-merge-by-truth and -merge-radius %v: choose one", o.log.MergeRadius)
+	case o.assoc.Track && o.assoc.Drift < 0:
+		return cmdline.Usagef("-track and -drift %v: tracking follows the poses a negative drift ignores", o.assoc.Drift)
 	}
 	if _, err := cmdline.OneOf("-kernel", o.kernel, map[string]bool{string(fusion.GNC): true, string(fusion.Huber): true}); err != nil {
 		return err
@@ -302,6 +305,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path\n", a.Drift, a.TurnDrift)
 	case s.Poses != nil && o.assoc.Drift == 0:
 		fmt.Fprintf(stderr, "gate     off: %d associated map pairs and %d alignments of neighbouring maps to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, a.NeighbourPairs, fusion.MinDriftPairs)
+	}
+	switch {
+	case o.assoc.Track && s.Poses != nil:
+		fmt.Fprintf(stderr, "track    %s associated by tracking each robot's maps in order\n", cmdline.Plural(a.TrackedPairs, "map pair"))
+	case o.assoc.Track:
+		fmt.Fprintf(stderr, "warning: -track: the maps have no poses to track them by (give -poses), so nothing was tracked\n")
 	}
 	model := mapModel{tol: a.Tolerance, consistent: a.Drift > 0}
 	input := a // the pairings every method sees

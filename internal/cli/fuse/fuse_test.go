@@ -52,10 +52,14 @@ func TestFuse(t *testing.T) {
 		"log":   {"fuse", logDir, "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-log")},
 		"files": {"fuse", dir, "-motion", "unicycle", "-bearing-ahead", "0", "-odometry", filepath.Join(logDir, "odometry.csv"), "-detections", filepath.Join(dir, "meas.dat"), "-columns", "time,range,bearing,truth", "-window", "3", "-out", filepath.Join(dir, "out-files")},
 		"maps":  {"fuse", maps, "-poses", poses, "-out", filepath.Join(dir, "out-maps"), "-methods", "clear,baseline"},
+		"track": {"fuse", logDir, "-columns", "time,range,bearing,truth", "-window", "3", "-track", "-out", filepath.Join(dir, "out-track")},
 	} {
 		code, stdout, stderr := runCmd(t, "", args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		if tracked := strings.Contains(stderr, "associated by tracking each robot's maps"); tracked != (name == "track") {
+			t.Errorf("%s: a line on tracking: %v, want %v\n%s", name, tracked, name == "track", stderr)
 		}
 		out := args[len(args)-1]
 		if name == "maps" {
@@ -95,7 +99,7 @@ func TestFuse(t *testing.T) {
 		// The log folder holds the run's true path as gps.csv: the
 		// optimized trajectory is scored against it.
 		pe, _ := r["optimized_path_error"].(map[string]any)
-		if name == "log" {
+		if name == "log" || name == "track" {
 			if rms, _ := pe["rms_m"].(float64); pe == nil || !(rms < 0.5) || pe["fixes"].(float64) < 100 {
 				t.Errorf("log: optimized trajectory against the truth: %v\n%s", pe, stderr)
 			}
@@ -162,6 +166,7 @@ func TestFuseBadInput(t *testing.T) {
 		{"unknown method", []string{maps, "-methods", "clear,magic"}, "magic"},
 		{"NaN drift", []string{maps, "-drift", "NaN"}, "-drift NaN"},
 		{"one posed pairing", []string{maps, "-min-posed", "1"}, "-min-posed 1"},
+		{"tracking without the poses", []string{maps, "-track", "-drift", "-1"}, "-track and -drift -1"},
 		{"negative turn drift", []string{maps, "-turn-drift", "-1"}, "-turn-drift -1"},
 		{"no such input", []string{filepath.Join(dir, "nothing")}, "no such file or folder"},
 		{"bad columns", []string{logDir, "-columns", "time,range"}, "no bearing"},
