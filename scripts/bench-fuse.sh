@@ -14,7 +14,8 @@
 #   the held-out platform's, and with that noise among landmarks at least
 #   1.2 m apart (spaced as the held-out lab's), and spaced with maps built
 #   as a barcode reader builds them (-merge-by-truth, no false detections),
-#   each robot alone and the five together.
+#   and those maps fused with -track ("tracked"), each robot alone and the
+#   five together.
 # Usage: scripts/bench-fuse.sh [DATASETS]   (default ../shared/datasets)
 set -euo pipefail
 data=${1:-../shared/datasets}
@@ -62,20 +63,21 @@ for seed in 1 2; do
 	grep '^robots ' "$work/team$seed.err" || true
 done
 for seed in 1 2; do
-	for noise in clean noisy spaced barcoded; do
+	for noise in clean noisy spaced barcoded tracked; do
 		flags=() spurious=0.05 merge=()
 		[ "$noise" != clean ] && flags+=(-range-noise 0.25 -bearing-noise 0.05 -turn-noise 0.05 -speed-noise 0.05)
-		[ "$noise" = spaced ] || [ "$noise" = barcoded ] && flags+=(-landmark-gap 1.2)
-		[ "$noise" = barcoded ] && spurious=1e-9 && merge=(-merge-by-truth)
+		[ "$noise" = spaced ] || [ "$noise" = barcoded ] || [ "$noise" = tracked ] && flags+=(-landmark-gap 1.2)
+		[ "$noise" = barcoded ] || [ "$noise" = tracked ] && spurious=1e-9 && merge=(-merge-by-truth)
+		[ "$noise" = tracked ] && merge+=(-track)
 		room="$work/room$seed$noise"
 		"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 -spurious "$spurious" "${flags[@]}" -out "$room" > /dev/null
 		for r in 1 2 3 4 5; do
 			echo "## room, $noise, seed $seed, robot $r alone"
 			"$cm" fuse "$room/robot-$r" -window 30 -skip-empty "${merge[@]}" -out "$room-$r" 2>"$room-$r.err" | grep -E '^(method|clear)'
-			grep -E '^(gate|gps|warning)' "$room-$r.err" || true
+			grep -E '^(gate|track|gps|warning)' "$room-$r.err" || true
 		done
 		echo "## room, $noise, seed $seed, together"
 		"$cm" fuse "$room"/robot-{1,2,3,4,5} -window 30 -skip-empty "${merge[@]}" -out "$room-all" 2>"$room-all.err" | grep -E '^(method|clear)'
-		grep -E '^(robots|warning)' "$room-all.err" || true
+		grep -E '^(robots|track|warning)' "$room-all.err" || true
 	done
 done
