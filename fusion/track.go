@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -61,9 +62,9 @@ func trackPairs(s *localmap.Set, idx []*mapIndex, tol float64, minPlaced int) ma
 	spacing := medianSpacing(idx)
 	fwd, back := map[[2]int]alignment{}, map[[2]int]alignment{}
 	for _, chain := range robotChains(s) {
-		trackChain(s, chain, idx, tol, spacing, minPlaced, fwd)
+		maps.Copy(fwd, trackChain(s, chain, idx, tol, spacing, minPlaced))
 		slices.Reverse(chain)
-		trackChain(s, chain, idx, tol, spacing, minPlaced, back)
+		maps.Copy(back, trackChain(s, chain, idx, tol, spacing, minPlaced))
 	}
 	seen := map[[4]int]bool{}
 	for pr, al := range back { // pr is (later map, earlier map)
@@ -104,14 +105,15 @@ func robotChains(s *localmap.Set) [][]int {
 	return chains
 }
 
-// trackChain tracks one robot's maps (chain, in the order given) and adds
-// its pairings to out, keyed (earlier map in chain, later). Each map is
+// trackChain tracks one robot's maps (chain, in the order given): its
+// pairings by map pair, keyed (earlier map in chain, later). Each map is
 // predicted by the correction of the last map placed and its odometry
 // pose, gated against the marks within reach (alignPosed, a constant
 // gate), and placed by the fit of the pairings when minPlaced or more
 // agree. A matched landmark pairs with every observation of its mark and
 // joins it; the others become marks where the map's placement puts them.
-func trackChain(s *localmap.Set, chain []int, idx []*mapIndex, tol, spacing float64, minPlaced int, out map[[2]int]alignment) {
+func trackChain(s *localmap.Set, chain []int, idx []*mapIndex, tol, spacing float64, minPlaced int) map[[2]int]alignment {
+	out := map[[2]int]alignment{}
 	var marks []mark
 	var corr alignment // the tracked frame from the odometry frame
 	placed := make(map[int]alignment, len(chain))
@@ -148,14 +150,11 @@ func trackChain(s *localmap.Set, chain []int, idx []*mapIndex, tol, spacing floa
 		}
 	}
 	for pr, al := range out {
-		pi, okI := placed[pr[0]]
-		pj, okJ := placed[pr[1]]
-		if okI && okJ {
-			rel := pi.inverse().then(pj)
-			al.theta, al.t = rel.theta, rel.t
-			out[pr] = al
-		}
+		rel := placed[pr[0]].inverse().then(placed[pr[1]])
+		al.theta, al.t = rel.theta, rel.t
+		out[pr] = al
 	}
+	return out
 }
 
 // markIndex is the marks within the gate of a landmark of map b (as g
@@ -165,11 +164,15 @@ func trackChain(s *localmap.Set, chain []int, idx []*mapIndex, tol, spacing floa
 // landmark, added while the tracking was lost, and with both in, no
 // largest set of pairings is the only one.
 func markIndex(marks []mark, b *mapIndex, g *posedGate, tol, spacing float64) ([]int, *mapIndex) {
+	at := make([]geom.Point, len(b.pts)) // b's landmarks where g places them
+	radius := make([]float64, len(b.pts))
+	for j, p := range b.pts {
+		at[j], radius[j] = g.pred.apply(p), g.radius(p.X, p.Y, tol)
+	}
 	var reach []int
 	for c, m := range marks {
-		for _, p := range b.pts {
-			q := g.pred.apply(p)
-			if math.Hypot(q.X-m.x, q.Y-m.y) <= g.radius(p.X, p.Y, tol) {
+		for j, q := range at {
+			if math.Hypot(q.X-m.x, q.Y-m.y) <= radius[j] {
 				reach = append(reach, c)
 				break
 			}
@@ -212,6 +215,5 @@ func medianSpacing(idx []*mapIndex) float64 {
 	if len(sp) == 0 {
 		return 0
 	}
-	slices.Sort(sp)
-	return sp[len(sp)/2]
+	return median(sp)
 }

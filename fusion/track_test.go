@@ -12,7 +12,7 @@ import (
 
 // loop is a robot driving two laps of a 5 m circle between two rings of
 // landmarks (radius 3.5 and 6.5 m, 1.7 m apart along each, jittered), a
-// map every 1.5 m of path holding the landmarks up to 4 m ahead and 3 m
+// map every metre of path holding the landmarks up to 5 m ahead and 3.5 m
 // aside, seen with noise (m); its odometry turns turnPerMap radians more
 // than it drove at each map, so by the second lap it places the maps
 // metres from the first lap's.
@@ -27,10 +27,9 @@ func loop(noise, turnPerMap float64) *localmap.Set {
 		}
 	}
 	s := &localmap.Set{}
-	step := 1.0 / 5
+	step := 1.0 / 5 // the angle of a metre of the circle
 	var odo localmap.Pose
-	laps := 2 * 2 * math.Pi * 5
-	for k := 0; float64(k)*1.0 < laps; k++ {
+	for k := 0; float64(k) < 2*2*math.Pi*5; k++ { // a map a metre, two laps
 		a := step * float64(k)
 		p := localmap.Pose{X: 5 * math.Cos(a), Y: 5 * math.Sin(a), Theta: a + math.Pi/2}
 		if k == 0 {
