@@ -17,6 +17,11 @@ type alignment struct {
 	// overlap counts b's landmarks that land among a's (within twice a's
 	// landmark spacing of one), paired or not.
 	overlap int
+	// proposals (alignByEdges only) counts the motions tried: the
+	// chances of finding the pairings by chance. runnerUp is the most
+	// pairings of a motion that moves a landmark over two tolerances
+	// from where this one puts it.
+	proposals, runnerUp int
 }
 
 // apply maps a point of b's frame into a's.

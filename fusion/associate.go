@@ -204,11 +204,19 @@ type triangle struct {
 }
 
 func newMapIndex(m *localmap.Map, tol float64, k int) *mapIndex {
-	x := &mapIndex{shape: map[[3]int][]int{}}
+	var pts []geom.Point
+	var z []float64
 	for _, l := range m.Landmarks {
-		x.pts = append(x.pts, geom.Point{X: l.X, Y: l.Y})
-		x.z = append(x.z, l.Z)
+		pts = append(pts, geom.Point{X: l.X, Y: l.Y})
+		z = append(z, l.Z)
 	}
+	return newPointIndex(pts, z, tol, k)
+}
+
+// newPointIndex indexes points (heights z) for alignment: each point's
+// triangles with two of its k nearest.
+func newPointIndex(pts []geom.Point, z []float64, tol float64, k int) *mapIndex {
+	x := &mapIndex{shape: map[[3]int][]int{}, pts: pts, z: z}
 	x.grid = geom.NewGrid(x.pts, max(tol, 0.5))
 	var nn []float64
 	for i := range x.pts {
