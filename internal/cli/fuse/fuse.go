@@ -37,7 +37,10 @@ cycle consistent, clusters smaller than -min-cluster are dropped, and each
 cluster becomes one fused landmark. The map poses and fused landmarks are
 then optimized together (odometry and observations, a robust kernel), the
 landmarks associated again where the optimized map puts them, and the map
-optimized once more (-reassociate).
+optimized once more (-reassociate). Given several robots' logs, robots the
+association could not place together are placed by their optimized maps
+where those align beyond chance, and associated and optimized once more
+there (-join).
 
 MAPS is a CSV of local maps (header map,landmark,x,y and optionally z,truth)
 or a robot log folder (odometry and range-bearing detections, cut into
@@ -61,7 +64,7 @@ Example:
 type fuseOptions struct {
 	out, poses, methods, motion, columns string
 	reference, kernel                    string
-	reassociate                          bool
+	reassociate, join                    bool
 	odometry, detections                 string
 	force                                bool
 	minCluster                           int
@@ -87,6 +90,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 	})
 	fs.Group("Optimization", func(fs *flag.FlagSet) {
 		fs.StringVar(&o.kernel, "kernel", string(fusion.DefaultKernel), "robust loss on the observations: gnc (graduated Geman–McClure: drops a wrong association's pull) or huber")
+		fs.BoolVar(&o.join, "join", true, "with -reassociate and several robots: place the robots the association left apart by their optimized maps, where those align beyond chance, and associate and optimize again there")
 		fs.BoolVar(&o.reassociate, "reassociate", true, "after optimizing, associate again where the optimized map puts the landmarks (within the tolerance, never two of a map's landmarks together) and optimize again: the map written, reported as METHOD"+fusion.ReassociatedSuffix)
 	})
 	fs.Group("Robot log", func(fs *flag.FlagSet) {
@@ -352,10 +356,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if s.Poses == nil {
 		model.noise.Drift = 0 // poses placed by the association are no odometry
 	}
-	final, byRecord, err := o.fuseFirst(ctx, s, placed, model, &recs, &results, stderr)
+	first, err := o.fuseFirst(ctx, s, placed, model, &recs, &results, stderr)
 	if err != nil {
 		return err
 	}
+	final, byRecord := first.final, first.byRecord
+	placed, model = first.placed, first.model
 	if err := o.methodPaths(ctx, placed, model, ref, byRecord, recs, results, stderr); err != nil {
 		return err
 	}

@@ -347,3 +347,42 @@ func TestFuseSparseArena(t *testing.T) {
 		t.Errorf("%v: precision %v, recall %v", r["method"], r["precision"], r["recall"])
 	}
 }
+
+// TestFuseTeamJoined: three robots ten minutes each in a lab-sized room
+// (15 landmarks at least 1.2 m apart, maps of a few each, noisy
+// odometry): no pair of maps across two robots places them, so the
+// robots are joined by their optimized maps and most true pairs across
+// robots are found, right; -join=false leaves them apart.
+func TestFuseTeamJoined(t *testing.T) {
+	dir := t.TempDir()
+	room := filepath.Join(dir, "room")
+	if code, _, stderr := runCmd(t, "", "synth-landmarks", "-seed", "3", "-arena", "5x7", "-landmarks", "15", "-robots", "3", "-duration", "600",
+		"-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "1e-9", "-landmark-gap", "1.2",
+		"-range-noise", "0.25", "-bearing-noise", "0.05", "-turn-noise", "0.05", "-speed-noise", "0.05", "-out", room); code != 0 {
+		t.Fatalf("synth-landmarks: %s", stderr)
+	}
+	for _, tc := range []struct {
+		join      string
+		line      string
+		minRecall float64
+	}{
+		{"true", "join     3 maps optimized apart placed in 1 frame", 0.5},
+		{"false", "(3 groups)", 0.1},
+	} {
+		out := filepath.Join(dir, "out-"+tc.join)
+		code, _, stderr := runCmd(t, "", "fuse", filepath.Join(room, "robot-1"), filepath.Join(room, "robot-2"), filepath.Join(room, "robot-3"),
+			"-window", "30", "-skip-empty", "-merge-by-truth", "-track", "-join="+tc.join, "-out", out)
+		if code != 0 || !strings.Contains(stderr, tc.line) || tc.join == "false" && strings.Contains(stderr, "join ") {
+			t.Fatalf("-join=%s: exit %d: %s", tc.join, code, stderr)
+		}
+		var recs []map[string]any
+		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if json.Unmarshal(b, &recs) != nil || len(recs) != 2 {
+			t.Fatalf("report %s", b)
+		}
+		r := recs[1]
+		if p, _ := r["precision"].(float64); p < 0.97 || r["recall"].(float64) < tc.minRecall || tc.join == "false" && r["recall"].(float64) > 0.4 {
+			t.Errorf("-join=%s: %v: precision %v, recall %v", tc.join, r["method"], r["precision"], r["recall"])
+		}
+	}
+}

@@ -101,13 +101,23 @@ func constraining(r *fusion.Result, model mapModel) *fusion.Result {
 	return r
 }
 
+// firstMap is fuseFirst's result: the map fuse writes, the maps it
+// optimized by record, and the placement and model it ends in (a join
+// moves robots into one frame).
+type firstMap struct {
+	final    *fusedMap
+	byRecord map[int]*fusedMap
+	placed   *localmap.Set
+	model    mapModel
+}
+
 // fuseFirst is the map fuse writes: the first method's, optimized, then
 // (-reassociate) associated again in the optimized frame within the
-// association's tolerance and
-// optimized again; that map's record (METHOD+reassociated, scored on s,
-// the maps as given) joins recs and results after the first. byRecord
-// holds the maps it optimized, by record.
-func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, model mapModel, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (final *fusedMap, byRecord map[int]*fusedMap, err error) {
+// association's tolerance and optimized again, and (-join) robots left
+// apart joined by that map (joinRobots); that map's record (METHOD+reassociated,
+// scored on s, the maps as given, or on the joined placement) joins recs
+// and results after the first.
+func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, model mapModel, recs *[]fuseRecord, results *[]*fusion.Result, stderr io.Writer) (*firstMap, error) {
 	first := (*results)[0]
 	if o.reassociate {
 		// The map is associated again after the optimization, so the
@@ -119,8 +129,9 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 		first = fusion.WithinFrames(placed, constraining(first, model), model.frames)
 	}
 	m, err := o.newFusedMap(ctx, placed, first, model, stderr)
+	alone := &firstMap{final: m, byRecord: map[int]*fusedMap{0: m}, placed: placed, model: model}
 	if err != nil || m.opt == nil || !o.reassociate {
-		return m, map[int]*fusedMap{0: m}, err
+		return alone, err
 	}
 	if len(m.graph.Observations) == 0 {
 		// Nothing but the odometry placed the maps: the second association
@@ -133,14 +144,53 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 	fmt.Fprintf(stderr, "reassociate in the optimized frame, within %.2f m: %d clusters → %d\n", model.tol, m.result.Clusters, r.Clusters)
 	again, err := o.newFusedMap(ctx, placed, r, model, stderr)
 	if err != nil || again.opt == nil {
-		return m, map[int]*fusedMap{0: m}, err
+		return alone, err
 	}
-	rec := fuseRecord{Method: r.Method, MinCluster: o.minCluster, Scores: fusion.Score(s, r, o.dnDistance), Seconds: r.Seconds,
+	out := &firstMap{final: again, byRecord: map[int]*fusedMap{0: m, 1: again}, placed: placed, model: model}
+	scoredOn := s
+	if o.join && model.frames != nil {
+		joined, err := o.joinRobots(ctx, out, stderr)
+		if err != nil {
+			return nil, err
+		}
+		if joined != nil {
+			out, scoredOn = joined, joined.placed
+		}
+	}
+	r = out.final.result
+	rec := fuseRecord{Method: r.Method, MinCluster: o.minCluster, Scores: fusion.Score(scoredOn, r, o.dnDistance), Seconds: r.Seconds,
 		Clusters: r.Clusters, FusedLandmarks: r.Clusters}
 	*recs = append((*recs)[:1], append([]fuseRecord{rec}, (*recs)[1:]...)...)
 	*results = append((*results)[:1], append([]*fusion.Result{r}, (*results)[1:]...)...)
+	out.final.seconds += m.seconds
+	return out, nil
+}
+
+// joinRobots places the robots whose maps f optimized apart in one frame
+// where those maps align (fusion.JoinFrames), then associates f's map
+// again there and optimizes it: one map, where the robots shared a
+// space. It returns nil when nothing joins or the optimizer cannot run.
+func (o *fuseOptions) joinRobots(ctx context.Context, f *firstMap, stderr io.Writer) (*firstMap, error) {
+	m := f.final
+	j, err := fusion.JoinFrames(ctx, f.placed, m.result, m.opt, f.model.frames, f.model.tol)
+	if err != nil || j == nil {
+		return nil, err
+	}
+	placed := *f.placed
+	placed.Poses = j.Poses
+	model := f.model
+	model.frames = j.Frames
+	t0 := time.Now()
+	r := fusion.Reassociate(&placed, m.result, j.Optimized, model.frames, model.tol, o.minCluster)
+	r.Method, r.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
+	fmt.Fprintf(stderr, "join     %d maps optimized apart placed in %s by aligning their landmarks; associated again there, within %.2f m: %d clusters → %d\n",
+		j.Pieces, cmdline.Plural(j.Groups, "frame"), model.tol, m.result.Clusters, r.Clusters)
+	again, err := o.newFusedMap(ctx, &placed, r, model, stderr)
+	if err != nil || again.opt == nil {
+		return nil, err
+	}
 	again.seconds += m.seconds
-	return again, map[int]*fusedMap{0: m, 1: again}, nil
+	return &firstMap{final: again, byRecord: map[int]*fusedMap{0: f.byRecord[0], 1: again}, placed: &placed, model: model}, nil
 }
 
 // methodPaths scores against ref the trajectory each method's own map
