@@ -60,7 +60,7 @@ for seed in 1 2; do
 	done
 	echo "## sparse arena, five robots, seed $seed, together"
 	"$cm" fuse "$work/team$seed"/robot-{1,2,3,4,5} -window 30 -skip-empty -out "$work/team$seed-all" 2>"$work/team$seed.err" | grep -E '^(method|clear)'
-	grep '^robots ' "$work/team$seed.err" || true
+	grep -E '^(robots|join) ' "$work/team$seed.err" || true
 done
 for seed in 1 2; do
 	for noise in clean noisy spaced barcoded tracked; do
@@ -78,6 +78,6 @@ for seed in 1 2; do
 		done
 		echo "## room, $noise, seed $seed, together"
 		"$cm" fuse "$room"/robot-{1,2,3,4,5} -window 30 -skip-empty "${merge[@]}" -out "$room-all" 2>"$room-all.err" | grep -E '^(method|clear)'
-		grep -E '^(robots|track|warning)' "$room-all.err" || true
+		grep -E '^(robots|join|track|warning)' "$room-all.err" || true
 	done
 done
