@@ -13,9 +13,10 @@
 #   0.15 m/s, a 60° camera of 5 m, 30 s maps), clean, with noise like
 #   the held-out platform's, and with that noise among landmarks at least
 #   1.2 m apart (spaced as the held-out lab's), and spaced with maps built
-#   as a barcode reader builds them (-merge-by-truth, no false detections),
-#   and those maps fused with -track ("tracked"), each robot alone and the
-#   five together.
+#   as a barcode reader builds them (-merge-by-truth, no false detections)
+#   without tracking (-track=false, "barcoded") and with it (the default
+#   with -merge-by-truth, "tracked"), each robot alone and the five
+#   together.
 # Usage: scripts/bench-fuse.sh [DATASETS]   (default ../shared/datasets)
 set -euo pipefail
 data=${1:-../shared/datasets}
@@ -68,7 +69,7 @@ for seed in 1 2; do
 		[ "$noise" != clean ] && flags+=(-range-noise 0.25 -bearing-noise 0.05 -turn-noise 0.05 -speed-noise 0.05)
 		[ "$noise" = spaced ] || [ "$noise" = barcoded ] || [ "$noise" = tracked ] && flags+=(-landmark-gap 1.2)
 		[ "$noise" = barcoded ] || [ "$noise" = tracked ] && spurious=1e-9 && merge=(-merge-by-truth)
-		[ "$noise" = tracked ] && merge+=(-track)
+		[ "$noise" = barcoded ] && merge+=(-track=false) # -merge-by-truth tracks by default
 		room="$work/room$seed$noise"
 		"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 -spurious "$spurious" "${flags[@]}" -out "$room" > /dev/null
 		for r in 1 2 3 4 5; do

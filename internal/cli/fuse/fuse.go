@@ -118,7 +118,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.Float64Var(&o.assoc.Drift, "drift", 0, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (0: estimated from the map pairs associated without it, or from neighbouring maps where those are too few; negative: ignore the poses while associating)")
 		fs.Float64Var(&o.assoc.TurnDrift, "turn-drift", 0, "with poses: the odometry's heading error per metre of path, rad/m (0: estimated with -drift 0, else "+fmt.Sprint(fusion.DefaultTurnDrift)+")")
 		fs.IntVar(&o.assoc.MinPosed, "min-posed", fusion.DefaultMinPosed, "with poses: fewest pairings inside the gate, all consistent, for two maps to be associated")
-		fs.BoolVar(&o.assoc.Track, "track", false, "with poses: also track each robot's maps in time order, each placed by the landmarks of the maps before it (pairings kept where tracking forwards and backwards agree); for maps whose landmarks are identified per map, as by -merge-by-truth")
+		fs.BoolVar(&o.assoc.Track, "track", false, "with poses: also track each robot's maps in time order, each placed by the landmarks of the maps before it (pairings kept where tracking forwards and backwards agree); for maps whose landmarks are identified per map, so on by default with -merge-by-truth")
 	})
 }
 
@@ -160,6 +160,9 @@ func (o *fuseOptions) parse(args []string, stdout io.Writer) ([]string, error) {
 			return nil, cmdline.Usagef("%s is a robot log: say how to read it with -motion (unicycle: time, speed, turn rate; ackermann: time, encoder speed, steering) and -bearing-ahead (the bearing of straight ahead, rad: 0, or 1.5708 for a scanner measuring from its right), or write them into %s (docs/fuse.md)",
 				inputs[0], filepath.Join(inputs[0], LogManifest))
 		}
+	}
+	if o.log.MergeByTruth && !fs.Given()("track") && o.assoc.Drift >= 0 {
+		o.assoc.Track = true // landmarks identified per map are tracked (docs/decisions.md)
 	}
 	return inputs, o.check(inputs)
 }

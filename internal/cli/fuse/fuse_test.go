@@ -352,7 +352,8 @@ func TestFuseSparseArena(t *testing.T) {
 // (15 landmarks at least 1.2 m apart, maps of a few each, noisy
 // odometry): no pair of maps across two robots places them, so the
 // robots are joined by their optimized maps and most true pairs across
-// robots are found, right; -join=false leaves them apart.
+// robots are found, right; -join=false leaves them apart. The maps are
+// built one landmark per barcode (-merge-by-truth), so they are tracked.
 func TestFuseTeamJoined(t *testing.T) {
 	dir := t.TempDir()
 	room := filepath.Join(dir, "room")
@@ -371,8 +372,9 @@ func TestFuseTeamJoined(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "out-"+tc.join)
 		code, _, stderr := runCmd(t, "", "fuse", filepath.Join(room, "robot-1"), filepath.Join(room, "robot-2"), filepath.Join(room, "robot-3"),
-			"-window", "30", "-skip-empty", "-merge-by-truth", "-track", "-join="+tc.join, "-out", out)
-		if code != 0 || !strings.Contains(stderr, tc.line) || tc.join == "false" && strings.Contains(stderr, "join ") {
+			"-window", "30", "-skip-empty", "-merge-by-truth", "-join="+tc.join, "-out", out)
+		// -merge-by-truth tracks each robot's maps unless -track=false.
+		if code != 0 || !strings.Contains(stderr, tc.line) || !strings.Contains(stderr, "track    ") || tc.join == "false" && strings.Contains(stderr, "join ") {
 			t.Fatalf("-join=%s: exit %d: %s", tc.join, code, stderr)
 		}
 		var recs []map[string]any
