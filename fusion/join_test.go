@@ -73,8 +73,8 @@ func grid(n int) []localmap.Landmark {
 }
 
 // Robots in one room (15 landmarks at least 1.2 m apart, as a lab's) are
-// joined and their maps laid on each other; a robot in another room is
-// not; a grid, where a shift by a row explains nearly as much as the
+// joined and their maps laid on each other; a robot in another room, or
+// one that saw no landmark, is not; a grid, where a shift by a row explains nearly as much as the
 // truth, joins nothing.
 func TestJoinFrames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 1))
@@ -87,6 +87,7 @@ func TestJoinFrames(t *testing.T) {
 	}{
 		{"one room", [][]localmap.Landmark{room, room, room}, 1},
 		{"another room", [][]localmap.Landmark{room, room, other}, 2},
+		{"a robot that saw nothing", [][]localmap.Landmark{room, room, nil}, 2},
 		{"a grid", [][]localmap.Landmark{grid(6), grid(6)}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
