@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -62,10 +63,25 @@ type fusedMap struct {
 // skips 3-D maps, and a component too large for it is skipped with a
 // warning: the association's map stands without it.
 func (o *fuseOptions) newFusedMap(ctx context.Context, s *localmap.Set, r *fusion.Result, model mapModel, stderr io.Writer) (*fusedMap, error) {
+	return o.newFusedMapFrom(ctx, s, nil, r, model, stderr)
+}
+
+// newFusedMapFrom is newFusedMap with the optimizer started from the map
+// poses start (nil: s's) and the landmarks where they place them; the
+// odometry is s's either way.
+func (o *fuseOptions) newFusedMapFrom(ctx context.Context, s *localmap.Set, start []localmap.Pose, r *fusion.Result, model mapModel, stderr io.Writer) (*fusedMap, error) {
 	m := &fusedMap{result: r, fused: fusion.Fuse(s, r)}
 	var err error
 	if m.graph, err = fusion.NewPoseGraph(s, r, m.fused, model.noise); err != nil {
 		return nil, err
+	}
+	if start != nil {
+		at := *s
+		at.Poses = start
+		m.graph.Poses = slices.Clone(start)
+		for c, l := range fusion.Fuse(&at, r) {
+			m.graph.Landmarks[c] = [2]float64{l.X, l.Y}
+		}
 	}
 	if s.ThreeD {
 		fmt.Fprintf(stderr, "optimize skipped: the maps are 3-D and the optimizer planar\n")
@@ -185,7 +201,9 @@ func (o *fuseOptions) joinRobots(ctx context.Context, f *firstMap, stderr io.Wri
 	r.Method, r.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
 	fmt.Fprintf(stderr, "join     %d maps optimized apart placed in %s by aligning their landmarks; associated again there, within %.2f m: %d clusters → %d\n",
 		j.Pieces, cmdline.Plural(j.Groups, "frame"), model.tol, m.result.Clusters, r.Clusters)
-	again, err := o.newFusedMap(ctx, &placed, r, model, stderr)
+	// The optimizer starts where the maps optimized apart were, moved by
+	// the join: nearer the solution than the odometry.
+	again, err := o.newFusedMapFrom(ctx, &placed, j.Optimized.Graph.Poses, r, model, stderr)
 	if err != nil || again.opt == nil {
 		return nil, err
 	}
