@@ -204,8 +204,12 @@ func (o *fuseOptions) joinRobots(ctx context.Context, f *firstMap, stderr io.Wri
 	// The optimizer starts where the maps optimized apart were, moved by
 	// the join: nearer the solution than the odometry.
 	again, err := o.newFusedMapFrom(ctx, &placed, j.Optimized.Graph.Poses, r, model, stderr)
-	if err != nil || again.opt == nil {
+	if err != nil {
 		return nil, err
+	}
+	if again.opt == nil {
+		fmt.Fprintf(stderr, "warning: -join: the joined map was not optimized (above), so the robots stay apart as the association left them\n")
+		return nil, nil
 	}
 	again.seconds += m.seconds
 	return &firstMap{final: again, byRecord: map[int]*fusedMap{0: f.byRecord[0], 1: again}, placed: &placed, model: model}, nil
