@@ -72,13 +72,19 @@ func align(a, b *mapIndex, tol float64) alignment {
 	if bestCount < 3 {
 		return alignment{}
 	}
-	best.matches = pairUp(a, b, &best, tol)
-	for range 2 {
-		best.theta, best.t = fitRigid(a.pts, b.pts, best.matches)
-		best.matches = pairUp(a, b, &best, tol)
-	}
+	refit(a, b, &best, tol)
 	best.overlap = countFits(a, b, &best, max(tol, 2*a.spacing), 0)
 	return best
+}
+
+// refit pairs b's landmarks with a's under al (pairUp) and refits al to
+// those pairings twice, pairing again each time.
+func refit(a, b *mapIndex, al *alignment, tol float64) {
+	al.matches = pairUp(a, b, al, tol)
+	for range 2 {
+		al.theta, al.t = fitRigid(a.pts, b.pts, al.matches)
+		al.matches = pairUp(a, b, al, tol)
+	}
 }
 
 // maxShapeMatches is the most triangles of b a triangle of a may match

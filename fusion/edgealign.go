@@ -65,11 +65,7 @@ func alignByEdges(a, b *mapIndex, tol float64) alignment {
 			break
 		}
 	}
-	al.matches = pairUp(a, b, &al, tol)
-	for range 2 {
-		al.theta, al.t = fitRigid(a.pts, b.pts, al.matches)
-		al.matches = pairUp(a, b, &al, tol)
-	}
+	refit(a, b, &al, tol)
 	return al
 }
 
