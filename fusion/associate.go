@@ -143,7 +143,7 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 			return nil, err
 		}
 		if o.Track {
-			a.TrackedPairs = addTracked(s, idx, pairs, found, o.Tolerance, o.MinPosed)
+			a.TrackedPairs = addTracked(s, idx, pairs, found, o.Tolerance)
 		}
 	}
 	for k, f := range found {

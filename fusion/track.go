@@ -26,14 +26,17 @@ import (
 // that AutoTolerance makes four, so a landmark's gate holds one mark.
 const trackGate = 1.0 / 3
 
-// trackExtra is how many pairings more than a map pair needs
-// (MinPosed) place a map: a wrong placement misplaces the maps after it.
-const trackExtra = 1
+// trackPlaced is how many agreeing pairings place a tracked map: two,
+// the fewest that fix a planar motion. Within tracking's gate a landmark
+// has one mark at most, and a wrong placement is caught where the
+// forward and backward passes disagree (docs/decisions.md, "Tracking
+// each robot's maps").
+const trackPlaced = 2
 
 // addTracked lets tracking's pairings (trackPairs) win each map pair of
 // pairs where they pair more than found's, and counts those pairs.
-func addTracked(s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, tol float64, minPosed int) int {
-	tracked := trackPairs(s, idx, tol, minPosed+trackExtra)
+func addTracked(s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, tol float64) int {
+	tracked := trackPairs(s, idx, tol, trackPlaced)
 	n := 0
 	for k, pr := range pairs {
 		if f, ok := tracked[pr]; ok && len(f.matches) > len(found[k].matches) {
