@@ -324,10 +324,19 @@ func odometryResidual(a, b localmap.Pose, e OdometryEdge) (r [3]float64, ja, jb 
 // step is one damped Gauss–Newton step from the current values (the
 // kernel's weights taken at them): the normal equations assembled, the
 // landmarks eliminated, the maps' reduced system solved by Cholesky and
-// the landmarks recovered. ok is false when the system is not positive
-// definite at this damping.
+// the landmarks recovered, or (few landmarks, banded odometry) the maps
+// eliminated instead (stepByLandmarks). ok is false when the system is
+// not positive definite at this damping.
 func (p *lmProblem) step(lambda float64) ([]localmap.Pose, [][2]float64, bool) {
 	q := p.assemble()
+	if k := p.poseBandwidth(); p.eliminatesMaps(q.n, k) {
+		return p.stepByLandmarks(q, k, lambda)
+	}
+	return p.stepByMaps(q, lambda)
+}
+
+// stepByMaps is step with the landmarks eliminated (q assembled).
+func (p *lmProblem) stepByMaps(q *normal, lambda float64) ([]localmap.Pose, [][2]float64, bool) {
 	inv, ok := q.eliminate(p, lambda)
 	if !ok {
 		return nil, nil, false

@@ -52,11 +52,16 @@ func circleGraph(maps, marks int, odometry bool) (g *PoseGraph, truePoses []loca
 
 func TestOptimizeRecoversTruth(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		odometry bool
-	}{{"odometry and landmarks", true}, {"landmarks alone", false}} {
+		name        string
+		maps, marks int
+		odometry    bool
+	}{
+		{"odometry and landmarks", 24, 60, true},
+		{"landmarks alone", 24, 60, false},
+		{"many maps, few landmarks (the maps eliminated)", 200, 12, true},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, truePoses, trueMarks := circleGraph(24, 60, tc.odometry)
+			g, truePoses, trueMarks := circleGraph(tc.maps, tc.marks, tc.odometry)
 			g.Poses[0] = truePoses[0] // the gauge
 			res, err := Optimize(context.Background(), g, OptimizeOptions{})
 			if err != nil {
