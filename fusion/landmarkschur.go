@@ -38,6 +38,13 @@ func abs(x int) int {
 	return x
 }
 
+// bandwidth is the maps' block's bandwidth (poseBandwidth) and whether
+// the maps are eliminated (eliminatesMaps).
+func (p *lmProblem) bandwidth() (int, bool) {
+	k := p.poseBandwidth()
+	return k, p.eliminatesMaps(3*(len(p.poses)-1), k)
+}
+
 // eliminatesMaps reports whether eliminating the maps (stepByLandmarks)
 // costs less than eliminating the landmarks: a banded factorization and
 // one solve a landmark coordinate, O(n·k²·(1+2L)), against the dense
@@ -51,20 +58,16 @@ func (p *lmProblem) eliminatesMaps(n, k int) bool {
 	return banded < dense/4
 }
 
-// stepByLandmarks is step with the maps eliminated: q (assembled, not
-// yet damped) is damped as eliminate damps it, the maps' banded block
-// factorized, and the landmarks' system C − Bᵀ A⁻¹ B solved densely.
+// stepByLandmarks is step with the maps eliminated: q (assembled by
+// assembleBanded, not yet damped) is damped as eliminate damps it, the
+// maps' banded block factorized, and the landmarks' system C − Bᵀ A⁻¹ B
+// solved densely.
 func (p *lmProblem) stepByLandmarks(q *normal, k int, lambda float64) ([]localmap.Pose, [][2]float64, bool) {
 	n, l2 := q.n, 2*len(p.pos)
-	a := mat.NewSymBandDense(n, k, nil)
+	a := q.band
 	for i := 0; i < n; i++ {
-		for j := i; j <= min(n-1, i+k); j++ {
-			v := q.hpp[i*n+j]
-			if i == j {
-				v += lambda * max(v, 1e-9)
-			}
-			a.SetSymBand(i, j, v)
-		}
+		v := a.At(i, i)
+		a.SetSymBand(i, i, v+lambda*max(v, 1e-9))
 	}
 	var ch mat.BandCholesky
 	if !ch.Factorize(a) {

@@ -32,7 +32,7 @@ func TestStepByLandmarks(t *testing.T) {
 			t.Errorf("%d maps, %d landmarks: eliminates the maps %v, want %v", tc.maps, tc.marks, got, tc.banded)
 		}
 		dense, denseMarks, ok1 := p.stepByMaps(p.assemble(), tc.lambda)
-		band, bandMarks, ok2 := p.stepByLandmarks(p.assemble(), k, tc.lambda)
+		band, bandMarks, ok2 := p.stepByLandmarks(p.assembleBanded(k), k, tc.lambda)
 		if !ok1 || !ok2 {
 			t.Fatalf("%d maps, %d landmarks: steps ok %v, %v", tc.maps, tc.marks, ok1, ok2)
 		}

@@ -25,8 +25,9 @@ type OptimizeOptions struct {
 	// GNC's relaxed stages).
 	MaxIterations int
 	// MaxMaps bounds a connected component's maps (0:
-	// DefaultMaxOptimizedMaps): its reduced system is dense, 9·maps²
-	// numbers.
+	// DefaultMaxOptimizedMaps) where its reduced system is dense, 9·maps²
+	// numbers; a component whose maps are eliminated instead (few
+	// landmarks, banded odometry: stepByLandmarks) is not bounded.
 	MaxMaps int
 }
 
@@ -95,14 +96,14 @@ func Optimize(ctx context.Context, g *PoseGraph, o OptimizeOptions) (*Optimized,
 		for _, m := range maps {
 			res.Component[m] = c
 		}
-		if len(maps) > o.MaxMaps {
-			return nil, fmt.Errorf("fusion: optimize: %d maps joined in one component, more than %d (its reduced system would take %d MB)", len(maps), o.MaxMaps, 72*len(maps)*len(maps)/1000000)
-		}
 		k := kernel{huber: o.Width}
 		if o.Kernel == GNC {
 			k = kernel{gm: o.Width, mu: 1}
 		}
 		p := newLMProblem(out, maps, k)
+		if _, banded := p.bandwidth(); len(maps) > o.MaxMaps && !banded {
+			return nil, fmt.Errorf("fusion: optimize: %d maps joined in one component, more than %d (its reduced system would take %d MB)", len(maps), o.MaxMaps, 72*len(maps)*len(maps)/1000000)
+		}
 		c0, c, it, err := p.solve(ctx, o.MaxIterations)
 		if err != nil {
 			return nil, err
@@ -328,11 +329,10 @@ func odometryResidual(a, b localmap.Pose, e OdometryEdge) (r [3]float64, ja, jb 
 // eliminated instead (stepByLandmarks). ok is false when the system is
 // not positive definite at this damping.
 func (p *lmProblem) step(lambda float64) ([]localmap.Pose, [][2]float64, bool) {
-	q := p.assemble()
-	if k := p.poseBandwidth(); p.eliminatesMaps(q.n, k) {
-		return p.stepByLandmarks(q, k, lambda)
+	if k, banded := p.bandwidth(); banded {
+		return p.stepByLandmarks(p.assembleBanded(k), k, lambda)
 	}
-	return p.stepByMaps(q, lambda)
+	return p.stepByMaps(p.assemble(), lambda)
 }
 
 // stepByMaps is step with the landmarks eliminated (q assembled).
@@ -365,12 +365,13 @@ func (p *lmProblem) stepByMaps(q *normal, lambda float64) ([]localmap.Pose, [][2
 // (map 0 is the gauge; map m > 0 at rows 3(m−1)), each landmark's 2×2,
 // and each observation's map–landmark block.
 type normal struct {
-	n   int
-	hpp []float64 // n × n, row-major
-	bp  []float64
-	hll [][2][2]float64
-	bl  [][2]float64
-	hpl [][3][2]float64
+	n    int
+	hpp  []float64         // n × n, row-major (assemble)
+	band *mat.SymBandDense // or its upper band (assembleBanded)
+	bp   []float64
+	hll  [][2][2]float64
+	bl   [][2]float64
+	hpl  [][3][2]float64
 }
 
 func at(m int) int { return 3 * (m - 1) }
@@ -383,7 +384,13 @@ func (q *normal) addPP(a, b int, ja, jb [][3]float64, w []float64) {
 			for k := range w {
 				v += ja[k][r] * w[k] * jb[k][c]
 			}
-			q.hpp[(at(a)+r)*q.n+at(b)+c] += v
+			i, j := at(a)+r, at(b)+c
+			switch {
+			case q.band == nil:
+				q.hpp[i*q.n+j] += v
+			case i <= j: // the band holds the upper triangle
+				q.band.SetSymBand(i, j, q.band.At(i, j)+v)
+			}
 		}
 	}
 }
@@ -391,8 +398,20 @@ func (q *normal) addPP(a, b int, ja, jb [][3]float64, w []float64) {
 // assemble builds the normal equations at the current values.
 func (p *lmProblem) assemble() *normal {
 	n := 3 * (len(p.poses) - 1)
-	q := &normal{n: n, hpp: make([]float64, n*n), bp: make([]float64, n), hll: make([][2][2]float64, len(p.pos)),
-		bl: make([][2]float64, len(p.pos)), hpl: make([][3][2]float64, len(p.obs))}
+	return p.assembleInto(&normal{n: n, hpp: make([]float64, n*n)})
+}
+
+// assembleBanded is assemble with the maps' block held in a band of k
+// scalars off the diagonal (poseBandwidth), not densely.
+func (p *lmProblem) assembleBanded(k int) *normal {
+	n := 3 * (len(p.poses) - 1)
+	return p.assembleInto(&normal{n: n, band: mat.NewSymBandDense(n, k, nil)})
+}
+
+// assembleInto fills q, its maps' block allocated, at the current values.
+func (p *lmProblem) assembleInto(q *normal) *normal {
+	n := q.n
+	q.bp, q.hll, q.bl, q.hpl = make([]float64, n), make([][2][2]float64, len(p.pos)), make([][2]float64, len(p.pos)), make([][3][2]float64, len(p.obs))
 	for o, ob := range p.obs {
 		e, jp, jl := observationResidual(p.poses[ob.Map], p.pos[ob.Landmark], ob)
 		w := p.kernel.weight(math.Hypot(e[0], e[1])/p.sigma) / (p.sigma * p.sigma)

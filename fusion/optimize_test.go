@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -128,6 +129,25 @@ func TestOptimizeComponents(t *testing.T) {
 	}
 	if _, err := Optimize(context.Background(), g, OptimizeOptions{MaxMaps: 1}); err == nil || !strings.Contains(err.Error(), "2 maps") {
 		t.Fatalf("a component over MaxMaps: %v", err)
+	}
+}
+
+// TestOptimizeMaxMaps: MaxMaps bounds a component whose reduced system is
+// dense (many landmarks), not one whose maps are eliminated (few
+// landmarks, banded odometry), which holds no maps × maps matrix.
+func TestOptimizeMaxMaps(t *testing.T) {
+	for _, tc := range []struct {
+		maps, marks int
+		wantErr     bool
+	}{
+		{24, 60, true},
+		{200, 12, false},
+	} {
+		g, _, _ := circleGraph(tc.maps, tc.marks, true)
+		_, err := Optimize(context.Background(), g, OptimizeOptions{MaxMaps: 10})
+		if (err != nil) != tc.wantErr || err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%d maps", tc.maps)) {
+			t.Errorf("%d maps, %d landmarks, MaxMaps 10: error %v, want one: %v", tc.maps, tc.marks, err, tc.wantErr)
+		}
 	}
 }
 
