@@ -66,8 +66,7 @@ func (p *lmProblem) stepByLandmarks(q *normal, k int, lambda float64) ([]localma
 	n, l2 := q.n, 2*len(p.pos)
 	a := q.band
 	for i := 0; i < n; i++ {
-		v := a.At(i, i)
-		a.SetSymBand(i, i, v+lambda*max(v, 1e-9))
+		a.SetSymBand(i, i, damped(a.At(i, i), lambda))
 	}
 	var ch mat.BandCholesky
 	if !ch.Factorize(a) {
@@ -104,7 +103,7 @@ func (p *lmProblem) stepByLandmarks(q *normal, k int, lambda float64) ([]localma
 			if i/2 == j/2 {
 				h := q.hll[i/2][i%2][j%2]
 				if i == j {
-					h += lambda * max(h, 1e-9)
+					h = damped(h, lambda)
 				}
 				v += h
 			}
@@ -123,20 +122,15 @@ func (p *lmProblem) stepByLandmarks(q *normal, k int, lambda float64) ([]localma
 	var dp mat.VecDense
 	dp.MulVec(&y, &dl)
 	dp.SubVec(&z, &dp)
-	poses := append([]localmap.Pose(nil), p.poses...)
-	for m := 1; m < len(poses); m++ {
-		d := [3]float64{dp.AtVec(at(m)), dp.AtVec(at(m) + 1), dp.AtVec(at(m) + 2)}
-		poses[m] = localmap.Pose{X: poses[m].X + d[0], Y: poses[m].Y + d[1], Theta: math.Remainder(poses[m].Theta+d[2], 2*math.Pi)}
+	for _, x := range dp.RawVector().Data {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, nil, false
+		}
 	}
 	pos := append([][2]float64(nil), p.pos...)
 	for l := range pos {
 		pos[l][0] += dl.AtVec(2 * l)
 		pos[l][1] += dl.AtVec(2*l + 1)
 	}
-	for _, x := range dp.RawVector().Data {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, nil, false
-		}
-	}
-	return poses, pos, true
+	return p.movedBy(dp.RawVector().Data), pos, true
 }

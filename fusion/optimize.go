@@ -465,12 +465,11 @@ func (p *lmProblem) assembleInto(q *normal) *normal {
 // damped landmark block's inverse.
 func (q *normal) eliminate(p *lmProblem, lambda float64) ([][2][2]float64, bool) {
 	for i := 0; i < q.n; i++ {
-		q.hpp[i*q.n+i] += lambda * max(q.hpp[i*q.n+i], 1e-9)
+		q.hpp[i*q.n+i] = damped(q.hpp[i*q.n+i], lambda)
 	}
 	inv := make([][2][2]float64, len(q.hll))
 	for l, h := range q.hll {
-		h[0][0] += lambda * max(h[0][0], 1e-9)
-		h[1][1] += lambda * max(h[1][1], 1e-9)
+		h[0][0], h[1][1] = damped(h[0][0], lambda), damped(h[1][1], lambda)
 		det := h[0][0]*h[1][1] - h[0][1]*h[1][0]
 		if !(det > 0) {
 			return nil, false
@@ -501,11 +500,7 @@ func (q *normal) eliminate(p *lmProblem, lambda float64) ([][2][2]float64, bool)
 
 // update applies the maps' step dp and recovers each landmark's from it.
 func (p *lmProblem) update(q *normal, inv [][2][2]float64, dp []float64) ([]localmap.Pose, [][2]float64, bool) {
-	poses := append([]localmap.Pose(nil), p.poses...)
-	for m := 1; m < len(poses); m++ {
-		d := dp[at(m) : at(m)+3]
-		poses[m] = localmap.Pose{X: poses[m].X + d[0], Y: poses[m].Y + d[1], Theta: math.Remainder(poses[m].Theta+d[2], 2*math.Pi)}
-	}
+	poses := p.movedBy(dp)
 	pos := append([][2]float64(nil), p.pos...)
 	for l := range pos {
 		r := q.bl[l]
@@ -521,6 +516,23 @@ func (p *lmProblem) update(q *normal, inv [][2][2]float64, dp []float64) ([]loca
 		pos[l][1] += inv[l][1][0]*r[0] + inv[l][1][1]*r[1]
 	}
 	return poses, pos, true
+}
+
+// movedBy is the problem's poses moved by the maps' step dp (map 0, the
+// gauge, stays).
+func (p *lmProblem) movedBy(dp []float64) []localmap.Pose {
+	poses := append([]localmap.Pose(nil), p.poses...)
+	for m := 1; m < len(poses); m++ {
+		d := dp[at(m) : at(m)+3]
+		poses[m] = localmap.Pose{X: poses[m].X + d[0], Y: poses[m].Y + d[1], Theta: math.Remainder(poses[m].Theta+d[2], 2*math.Pi)}
+	}
+	return poses
+}
+
+// damped is a normal equations' diagonal entry v under Marquardt's
+// damping λ (scaled by the entry itself, floored for an entry near 0).
+func damped(v, lambda float64) float64 {
+	return v + lambda*max(v, 1e-9)
 }
 
 // mul32x22 is a (3×2) times b (2×2).
