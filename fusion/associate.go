@@ -83,6 +83,10 @@ type Association struct {
 	NeighbourPairs   int
 	// TrackedPairs counts the map pairs tracking associated (Track).
 	TrackedPairs int
+	// Gated holds the map pairs whose pairings the pose gate made (the
+	// search without poses and tracking found fewer): long ones are
+	// checked by VerifyLong.
+	Gated map[[2]int]bool
 }
 
 // Motion is a planar rigid motion: x ↦ R(θ) x + (X, Y); Matches is the
@@ -137,13 +141,13 @@ func Associate(ctx context.Context, s *localmap.Set, o AssociateOptions) (*Assoc
 	if err != nil {
 		return nil, err
 	}
-	a := &Association{Motions: map[[2]int]Motion{}, Tolerance: o.Tolerance}
+	a := &Association{Motions: map[[2]int]Motion{}, Tolerance: o.Tolerance, Gated: map[[2]int]bool{}}
 	if s.Poses != nil && o.Drift >= 0 {
 		if err := gatePairs(ctx, s, idx, pairs, found, &o, a); err != nil {
 			return nil, err
 		}
 		if o.Track {
-			a.TrackedPairs = addTracked(s, idx, pairs, found, o.Tolerance)
+			a.TrackedPairs = addTracked(s, idx, pairs, found, o.Tolerance, a.Gated)
 		}
 	}
 	for k, f := range found {

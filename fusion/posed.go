@@ -206,6 +206,7 @@ func gatePairs(ctx context.Context, s *localmap.Set, idx []*mapIndex, pairs [][2
 	for k, f := range posed {
 		if len(f.matches) > len(found[k].matches) {
 			found[k] = f
+			a.Gated[pairs[k]] = true
 		}
 	}
 	return nil

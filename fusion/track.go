@@ -34,13 +34,15 @@ const trackGate = 1.0 / 3
 const trackPlaced = 2
 
 // addTracked lets tracking's pairings (trackPairs) win each map pair of
-// pairs where they pair more than found's, and counts those pairs.
-func addTracked(s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, tol float64) int {
+// pairs where they pair more than found's (no longer gated then), and
+// counts those pairs.
+func addTracked(s *localmap.Set, idx []*mapIndex, pairs [][2]int, found []alignment, tol float64, gated map[[2]int]bool) int {
 	tracked := trackPairs(s, idx, tol, trackPlaced)
 	n := 0
 	for k, pr := range pairs {
 		if f, ok := tracked[pr]; ok && len(f.matches) > len(found[k].matches) {
 			found[k] = f
+			delete(gated, pr)
 			n++
 		}
 	}
