@@ -336,6 +336,16 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		fmt.Fprintf(stderr, "robots   %s, each in its own odometry frame, placed in one by the association (%s)\n", cmdline.Plural(robotCount(s), "robot"), cmdline.Plural(groups, "group"))
 	}
+	model.noise = fusion.EstimateNoise(s, a)
+	if s.Poses == nil {
+		model.noise.Drift = 0 // poses placed by the association are no odometry
+	}
+	if o.assoc.Track && s.Poses != nil {
+		var err error
+		if input, err = o.verifyLong(ctx, s, input, model, stderr); err != nil {
+			return err
+		}
+	}
 	p, err := fusion.Problem(s, input)
 	if err != nil {
 		return err
@@ -354,10 +364,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	recs, results, err := o.runMethods(ctx, s, p, pr)
 	if err != nil {
 		return err
-	}
-	model.noise = fusion.EstimateNoise(s, a)
-	if s.Poses == nil {
-		model.noise.Drift = 0 // poses placed by the association are no odometry
 	}
 	first, err := o.fuseFirst(ctx, s, placed, model, &recs, &results, stderr)
 	if err != nil {

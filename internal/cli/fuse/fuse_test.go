@@ -373,8 +373,9 @@ func TestFuseTeamJoined(t *testing.T) {
 		out := filepath.Join(dir, "out-"+tc.join)
 		code, _, stderr := runCmd(t, "", "fuse", filepath.Join(room, "robot-1"), filepath.Join(room, "robot-2"), filepath.Join(room, "robot-3"),
 			"-window", "30", "-skip-empty", "-merge-by-truth", "-join="+tc.join, "-out", out)
-		// -merge-by-truth tracks each robot's maps unless -track=false.
-		if code != 0 || !strings.Contains(stderr, tc.line) || !strings.Contains(stderr, "track    ") || tc.join == "false" && strings.Contains(stderr, "join ") {
+		// -merge-by-truth tracks each robot's maps unless -track=false;
+		// their long pose-gated pairs are verified.
+		if code != 0 || !strings.Contains(stderr, tc.line) || !strings.Contains(stderr, "track    ") || !strings.Contains(stderr, "verify   ") || tc.join == "false" && strings.Contains(stderr, "join ") {
 			t.Fatalf("-join=%s: exit %d: %s", tc.join, code, stderr)
 		}
 		var recs []map[string]any

@@ -117,6 +117,38 @@ func constraining(r *fusion.Result, model mapModel) *fusion.Result {
 	return r
 }
 
+// verifyLong checks in's long pose-gated pairs (fusion.VerifyLong)
+// against the map the first method makes without them, optimized: a
+// pairing is kept where that map puts its two landmarks within two
+// tolerances (half the landmark spacing) of each other. Without the
+// optimizer's map there is nothing to check against, and in stands.
+func (o *fuseOptions) verifyLong(ctx context.Context, s *localmap.Set, in *fusion.Association, model mapModel, stderr io.Writer) (*fusion.Association, error) {
+	long := fusion.LongPairings(s, in)
+	if long == 0 || s.ThreeD {
+		return in, nil
+	}
+	rest := fusion.WithoutLong(s, in)
+	p, err := fusion.Problem(s, rest)
+	if err != nil {
+		return nil, err
+	}
+	r, err := fusion.Run(ctx, o.methodList[0], p, fusion.Options{MinCluster: o.minCluster, Seed: o.seed})
+	if err != nil {
+		return nil, err
+	}
+	if r.Skipped != "" {
+		return in, nil
+	}
+	m, err := o.newFusedMap(ctx, s, fusion.WithinFrames(s, constraining(r, model), model.frames), model, io.Discard)
+	if err != nil || m.opt == nil {
+		return in, err
+	}
+	out := fusion.VerifyLong(s, in, m.opt.Graph.Poses, 2*model.tol)
+	fmt.Fprintf(stderr, "verify   %d of %d pairings of maps %d or more apart that only the pose gate paired kept: those the map optimized without them puts within %.2f m\n",
+		long-(len(in.Pairings)-len(out.Pairings)), long, fusion.LongGatedMaps, 2*model.tol)
+	return out, nil
+}
+
 // firstMap is fuseFirst's result: the map fuse writes, the maps it
 // optimized by record, and the placement and model it ends in (a join
 // moves robots into one frame).
