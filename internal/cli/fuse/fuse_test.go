@@ -374,8 +374,9 @@ func TestFuseTeamJoined(t *testing.T) {
 		code, _, stderr := runCmd(t, "", "fuse", filepath.Join(room, "robot-1"), filepath.Join(room, "robot-2"), filepath.Join(room, "robot-3"),
 			"-window", "30", "-skip-empty", "-merge-by-truth", "-join="+tc.join, "-out", out)
 		// -merge-by-truth tracks each robot's maps unless -track=false;
-		// their long pose-gated pairs are verified.
-		if code != 0 || !strings.Contains(stderr, tc.line) || !strings.Contains(stderr, "track    ") || !strings.Contains(stderr, "verify   ") || tc.join == "false" && strings.Contains(stderr, "join ") {
+		// their long pose-gated pairs are verified and the map settled.
+		tracked := strings.Contains(stderr, "track    ") && strings.Contains(stderr, "verify   ") && strings.Contains(stderr, "settle   ")
+		if code != 0 || !strings.Contains(stderr, tc.line) || !tracked || tc.join == "false" && strings.Contains(stderr, "join ") {
 			t.Fatalf("-join=%s: exit %d: %s", tc.join, code, stderr)
 		}
 		var recs []map[string]any

@@ -205,6 +205,11 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 			out, scoredOn = joined, joined.placed
 		}
 	}
+	if o.assoc.Track && s.Poses != nil {
+		if err := o.settle(ctx, out, stderr); err != nil {
+			return nil, err
+		}
+	}
 	r = out.final.result
 	rec := fuseRecord{Method: r.Method, MinCluster: o.minCluster, Scores: fusion.Score(scoredOn, r, o.dnDistance), Seconds: r.Seconds,
 		Clusters: r.Clusters, FusedLandmarks: r.Clusters}
@@ -212,6 +217,42 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 	*results = append((*results)[:1], append([]*fusion.Result{r}, (*results)[1:]...)...)
 	out.final.seconds += m.seconds
 	return out, nil
+}
+
+// settle associates f's final map again within fusion.SettleRadius
+// tolerances in its optimized frame and optimizes it, from where it was,
+// until the clusters do not change or fusion.SettleRounds have run; f
+// then holds the last map optimized. For tracked maps only (fusion's
+// settle.go).
+func (o *fuseOptions) settle(ctx context.Context, f *firstMap, stderr io.Writer) error {
+	radius := fusion.SettleRadius * f.model.tol
+	start, rounds, settled := f.final.result.Clusters, 0, false
+	for rounds < fusion.SettleRounds {
+		m := f.final
+		t0 := time.Now()
+		r := fusion.Reassociate(f.placed, m.result, m.opt, f.model.frames, radius, o.minCluster)
+		r.Method, r.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
+		if settled = fusion.SameClusters(r, m.result); settled {
+			break
+		}
+		again, err := o.newFusedMapFrom(ctx, f.placed, m.opt.Graph.Poses, r, f.model, io.Discard)
+		if err != nil {
+			return err
+		}
+		if again.opt == nil {
+			break
+		}
+		again.seconds += m.seconds
+		f.final, f.byRecord[1] = again, again
+		rounds++
+	}
+	how := "until nothing changed"
+	if !settled {
+		how = "still changing at the last"
+	}
+	fmt.Fprintf(stderr, "settle   associated again within %.2f m (%.3g tolerances) and optimized: %s %s, %d clusters → %d\n",
+		radius, fusion.SettleRadius, cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
+	return nil
 }
 
 // joinRobots places the robots whose maps f optimized apart in one frame

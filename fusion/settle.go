@@ -1,0 +1,27 @@
+package fusion
+
+import "slices"
+
+// Settling a tracked map. Once a map whose robot was tracked has been
+// associated again in its optimized frame and optimized again, its path
+// is close to the true one (a tenth of the landmark spacing on the
+// tracked rooms), and its landmarks may be associated again within a
+// wider radius, SettleRadius tolerances, and optimized, until the clusters
+// do not change (docs/decisions.md, "Settling a tracked map"). On maps
+// merged by radius, with false detections, the wider radius pulls those
+// into clusters, so settling is for tracked maps only.
+
+// SettleRadius is the radius of settling's associations, in tolerances
+// (a quarter of the landmark spacing each): three eighths of the spacing.
+const SettleRadius = 1.5
+
+// SettleRounds bounds settling's rounds of association and optimization:
+// 44 of the tracked rooms' 50 robots settle within it, the rest move an
+// observation or two a round.
+const SettleRounds = 5
+
+// SameClusters reports whether a and b group the observations alike,
+// cluster numbers included (Reassociate numbers its clusters in order).
+func SameClusters(a, b *Result) bool {
+	return a.Clusters == b.Clusters && slices.Equal(a.Cluster, b.Cluster)
+}
