@@ -314,7 +314,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "gate     off: %d associated map pairs and %d alignments of neighbouring maps to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, a.NeighbourPairs, fusion.MinDriftPairs)
 	}
 	switch {
-	case o.assoc.Track && s.Poses != nil:
+	case o.tracks(s):
 		fmt.Fprintf(stderr, "track    %s associated by tracking each robot's maps in order\n", cmdline.Plural(a.TrackedPairs, "map pair"))
 	case o.assoc.Track:
 		fmt.Fprintf(stderr, "warning: -track: the maps have no poses to track them by (give -poses), so nothing was tracked\n")
@@ -340,7 +340,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if s.Poses == nil {
 		model.noise.Drift = 0 // poses placed by the association are no odometry
 	}
-	if o.assoc.Track && s.Poses != nil {
+	if o.tracks(s) {
 		var err error
 		if input, err = o.verifyLong(ctx, s, input, model, stderr); err != nil {
 			return err
@@ -417,6 +417,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	sort.Strings(names)
 	fmt.Fprintf(stdout, "output: %s (%s, and the figures as .svg)\n", o.out, strings.Join(names, ", "))
 	return nil
+}
+
+// tracks reports whether the association tracked s's maps (-track, and
+// poses to track them by); the steps for tracked maps (verifyLong,
+// settle) run then only.
+func (o *fuseOptions) tracks(s *localmap.Set) bool {
+	return o.assoc.Track && s.Poses != nil
 }
 
 // readMaps reads MAPS: a local-map CSV (and -poses), or a robot log folder

@@ -205,7 +205,7 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 			out, scoredOn = joined, joined.placed
 		}
 	}
-	if o.assoc.Track && s.Poses != nil {
+	if o.tracks(s) {
 		if err := o.settle(ctx, out, stderr); err != nil {
 			return nil, err
 		}
