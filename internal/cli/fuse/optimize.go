@@ -226,13 +226,14 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 // settle.go).
 func (o *fuseOptions) settle(ctx context.Context, f *firstMap, stderr io.Writer) error {
 	radius := fusion.SettleRadius * f.model.tol
-	start, rounds, settled := f.final.result.Clusters, 0, false
+	start, rounds, how := f.final.result.Clusters, 0, "still changing at the last"
 	for rounds < fusion.SettleRounds {
 		m := f.final
 		t0 := time.Now()
 		r := fusion.Reassociate(f.placed, m.result, m.opt, f.model.frames, radius, o.minCluster)
 		r.Method, r.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
-		if settled = fusion.SameClusters(r, m.result); settled {
+		if fusion.SameClusters(r, m.result) {
+			how = "until nothing changed"
 			break
 		}
 		again, err := o.newFusedMapFrom(ctx, f.placed, m.opt.Graph.Poses, r, f.model, io.Discard)
@@ -240,15 +241,12 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, stderr io.Writer)
 			return err
 		}
 		if again.opt == nil {
+			how = "then the optimizer could not run, so the last optimized map stands"
 			break
 		}
 		again.seconds += m.seconds
 		f.final, f.byRecord[1] = again, again
 		rounds++
-	}
-	how := "until nothing changed"
-	if !settled {
-		how = "still changing at the last"
 	}
 	fmt.Fprintf(stderr, "settle   associated again within %.2f m (%.3g tolerances) and optimized: %s %s, %d clusters → %d\n",
 		radius, fusion.SettleRadius, cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
