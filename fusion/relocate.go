@@ -1,0 +1,230 @@
+package fusion
+
+import (
+	"math"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// Relocating a settled map's misplaced maps. Tracking places a map by
+// two agreeing pairings, and where two wrong ones agree, the map (often
+// with its neighbours) settles where its landmarks lie by other
+// landmarks' clusters: the odometry, about a tenth of a radian uncertain
+// from one map to the next, does not pull it back, and associating again
+// near where it is only confirms it. Relocate tries each map's rigid
+// placements near where it is against the optimized landmarks, as a SLAM
+// front end relocalizes, and moves the map where one placement alone
+// explains more of its landmarks than the current one (docs/decisions.md,
+// "Relocating a misplaced map").
+
+// RelocateReach is how far from where a map puts its landmark a cluster
+// may be to be paired with it in a placement, in tolerances: with
+// AutoTolerance, a landmark spacing and a quarter.
+const RelocateReach = 5
+
+// RelocateTurn bounds a placement's turn from the map's pose, radians:
+// three or four times the odometry's heading uncertainty from one map
+// to the next on the tracked rooms.
+const RelocateTurn = 0.35
+
+// RelocateGain is how many more of a map's landmarks a placement must
+// explain than its current one does for the map to move: one more is as
+// often a chance alignment as a right one.
+const RelocateGain = 2
+
+// Relocated is what Relocate returns: the clusters with the moved maps'
+// observations in their new clusters (or none), every map's pose with
+// the moved maps at their new one, and how many maps moved.
+type Relocated struct {
+	Result *Result
+	Poses  []localmap.Pose
+	Maps   int
+}
+
+// mapPlacement is a map's landmarks placed by a pose: how many lie within
+// the radius of a cluster, each its own (cluster per landmark, −1 for
+// none).
+type mapPlacement struct {
+	pose    localmap.Pose
+	explain int
+	cluster []int
+}
+
+// Relocate moves each map of r (optimized by opt; each component and
+// frame group apart, as Reassociate) to the rigid placement against opt's
+// landmarks that explains the most of its landmarks, each by a cluster of
+// its own within radius, when that is RelocateGain or more than its own
+// observations within radius of their clusters, and no placement that
+// moves a landmark over two tolerances from it explains as many. A
+// placement pairs two of the map's landmarks with clusters within
+// RelocateReach tolerances of them, as far apart (within two tolerances),
+// and turns the map by RelocateTurn at most. Every map is judged against
+// the same landmarks. Clusters smaller than minCluster are dropped.
+func Relocate(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Relocated {
+	marks := make([]geom.Point, len(opt.Graph.Landmarks))
+	for c, m := range opt.Graph.Landmarks {
+		marks[c] = geom.Point{X: m[0], Y: m[1]}
+	}
+	key := append([]int(nil), opt.Component...)
+	for m, f := range frames {
+		key[m] += f * len(key)
+	}
+	obsMap := observationMaps(s)
+	clusterKey := make([]int, len(marks))
+	for g, c := range r.Cluster {
+		if c >= 0 && c < len(marks) {
+			clusterKey[c] = key[obsMap[g]]
+		}
+	}
+	grid := geom.NewGrid(marks, max(radius, 1e-6))
+	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
+	cluster := append([]int(nil), r.Cluster...)
+	first := 0
+	for k, m := range s.Maps {
+		l := &relocation{marks: marks, grid: grid, clusterKey: clusterKey, key: key[k], tol: tol, radius: radius}
+		if p, ok := l.better(m.Landmarks, opt.Graph.Poses[k], r.Cluster[first:first+len(m.Landmarks)]); ok {
+			out.Poses[k] = p.pose
+			copy(cluster[first:], p.cluster)
+			out.Maps++
+		}
+		first += len(m.Landmarks)
+	}
+	out.Result = &Result{Method: r.Method, Seconds: r.Seconds}
+	out.Result.Cluster, out.Result.Clusters = renumber(eval.MinTrack(cluster, minCluster))
+	return out
+}
+
+// relocation is one map's search: the clusters it may pair with (those
+// of its component and frame group, key) and the radii.
+type relocation struct {
+	marks       []geom.Point
+	grid        *geom.Grid
+	clusterKey  []int
+	key         int
+	tol, radius float64
+}
+
+// better is the placement of lms the map should move to from pose,
+// given its observations' clusters, and whether there is one.
+func (l *relocation) better(lms []localmap.Landmark, pose localmap.Pose, clusters []int) (mapPlacement, bool) {
+	current := 0
+	for j, c := range clusters {
+		x, y := pose.Apply(lms[j].X, lms[j].Y)
+		if c >= 0 && c < len(l.marks) && math.Hypot(x-l.marks[c].X, y-l.marks[c].Y) <= l.radius {
+			current++
+		}
+	}
+	if len(lms) < current+RelocateGain {
+		return mapPlacement{}, false
+	}
+	tried := l.placements(lms, pose)
+	if len(tried) == 0 {
+		return mapPlacement{}, false
+	}
+	best := tried[0]
+	for _, p := range tried[1:] {
+		if p.explain > best.explain || p.explain == best.explain && shift(p.pose, pose) < shift(best.pose, pose) {
+			best = p
+		}
+	}
+	if best.explain < current+RelocateGain {
+		return mapPlacement{}, false
+	}
+	for _, p := range tried {
+		if p.explain == best.explain && farApart(lms, p.pose, best.pose, 2*l.tol) {
+			return mapPlacement{}, false // two placements explain as much: neither is known
+		}
+	}
+	return best, true
+}
+
+// candidate pairs landmark j of a map with cluster c.
+type candidate struct{ j, c int }
+
+// placements is every placement of lms that two candidate pairings fix.
+func (l *relocation) placements(lms []localmap.Landmark, pose localmap.Pose) []mapPlacement {
+	reach := RelocateReach * l.tol
+	var cs []candidate
+	for j, lm := range lms {
+		x, y := pose.Apply(lm.X, lm.Y)
+		var near []int
+		l.grid.Near(x, y, reach, func(c int32) {
+			if l.clusterKey[c] == l.key && math.Hypot(l.marks[c].X-x, l.marks[c].Y-y) <= reach {
+				near = append(near, int(c))
+			}
+		})
+		sort.Ints(near)
+		for _, c := range near {
+			cs = append(cs, candidate{j, c})
+		}
+	}
+	if len(cs) > maxPosedCandidates {
+		return nil // too many to say which
+	}
+	var out []mapPlacement
+	for x, a := range cs {
+		for _, b := range cs[x+1:] {
+			if a.j == b.j || a.c == b.c {
+				continue
+			}
+			dm := math.Hypot(lms[a.j].X-lms[b.j].X, lms[a.j].Y-lms[b.j].Y)
+			dc := math.Hypot(l.marks[a.c].X-l.marks[b.c].X, l.marks[a.c].Y-l.marks[b.c].Y)
+			if math.Abs(dm-dc) > 2*l.tol {
+				continue
+			}
+			local := []geom.Point{{X: lms[a.j].X, Y: lms[a.j].Y}, {X: lms[b.j].X, Y: lms[b.j].Y}}
+			theta, t := fitRigid([]geom.Point{l.marks[a.c], l.marks[b.c]}, local, [][2]int{{0, 0}, {1, 1}})
+			if math.Abs(math.Remainder(theta-pose.Theta, 2*math.Pi)) > RelocateTurn {
+				continue
+			}
+			out = append(out, l.place(lms, localmap.Pose{X: t[0], Y: t[1], Theta: theta}))
+		}
+	}
+	return out
+}
+
+// place puts lms at pose and gives each landmark the nearest cluster
+// within radius, closest first, one landmark per cluster.
+func (l *relocation) place(lms []localmap.Landmark, pose localmap.Pose) mapPlacement {
+	var pairs []near
+	for j, lm := range lms {
+		x, y := pose.Apply(lm.X, lm.Y)
+		l.grid.Near(x, y, l.radius, func(c int32) {
+			if d := math.Hypot(l.marks[c].X-x, l.marks[c].Y-y); l.clusterKey[c] == l.key && d <= l.radius {
+				pairs = append(pairs, near{a: j, b: int(c), d: d})
+			}
+		})
+	}
+	sortNear(pairs)
+	p := mapPlacement{pose: pose, cluster: make([]int, len(lms))}
+	for j := range p.cluster {
+		p.cluster[j] = -1
+	}
+	taken := map[int]bool{}
+	for _, n := range pairs {
+		if p.cluster[n.a] < 0 && !taken[n.b] {
+			p.cluster[n.a], taken[n.b] = n.b, true
+			p.explain++
+		}
+	}
+	return p
+}
+
+// shift is how far p's origin lies from q's.
+func shift(p, q localmap.Pose) float64 { return math.Hypot(p.X-q.X, p.Y-q.Y) }
+
+// farApart reports whether p and q place some landmark of lms more than d
+// apart.
+func farApart(lms []localmap.Landmark, p, q localmap.Pose, d float64) bool {
+	for _, lm := range lms {
+		px, py := p.Apply(lm.X, lm.Y)
+		qx, qy := q.Apply(lm.X, lm.Y)
+		if math.Hypot(px-qx, py-qy) > d {
+			return true
+		}
+	}
+	return false
+}
