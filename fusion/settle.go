@@ -15,10 +15,11 @@ import "slices"
 // (a quarter of the landmark spacing each): three eighths of the spacing.
 const SettleRadius = 1.5
 
-// SettleRounds bounds settling's rounds of association and optimization:
-// 44 of the tracked rooms' 50 robots settle within it, the rest move an
-// observation or two a round.
-const SettleRounds = 5
+// SettleRounds bounds settling's rounds of association, relocation and
+// optimization. Settling also stops where a round comes back to clusters
+// an earlier round left: association and relocation can undo each other
+// (docs/decisions.md, "Relocating a misplaced map").
+const SettleRounds = 20
 
 // SameClusters reports whether a and b group the observations alike,
 // cluster numbers included (Reassociate numbers its clusters in order).

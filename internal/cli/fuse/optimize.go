@@ -220,23 +220,35 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 }
 
 // settle associates f's final map again within fusion.SettleRadius
-// tolerances in its optimized frame and optimizes it, from where it was,
-// until the clusters do not change or fusion.SettleRounds have run; f
-// then holds the last map optimized. For tracked maps only (fusion's
-// settle.go).
+// tolerances in its optimized frame and optimizes it, from where it was;
+// once that changes nothing, it relocates the maps a placement of their
+// own explains better (fusion.Relocate) and optimizes from there; until
+// neither changes anything or fusion.SettleRounds have run. f then holds
+// the last map optimized. For tracked maps only (fusion's settle.go).
 func (o *fuseOptions) settle(ctx context.Context, f *firstMap, stderr io.Writer) error {
 	radius := fusion.SettleRadius * f.model.tol
-	start, rounds, how := f.final.result.Clusters, 0, "still changing at the last"
+	start, rounds, moved, how := f.final.result.Clusters, 0, 0, "still changing at the last"
+	seen := []*fusion.Result{f.final.result}
 	for rounds < fusion.SettleRounds {
 		m := f.final
 		t0 := time.Now()
 		r := fusion.Reassociate(f.placed, m.result, m.opt, f.model.frames, radius, o.minCluster)
-		r.Method, r.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
+		poses := m.opt.Graph.Poses
 		if fusion.SameClusters(r, m.result) {
-			how = "until nothing changed"
+			rel := fusion.Relocate(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster)
+			if rel.Maps == 0 {
+				how = "until nothing changed"
+				break
+			}
+			r, poses, moved = rel.Result, rel.Poses, moved+rel.Maps
+		}
+		if slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) }) {
+			how = "until it came back to clusters it had left"
 			break
 		}
-		again, err := o.newFusedMapFrom(ctx, f.placed, m.opt.Graph.Poses, r, f.model, io.Discard)
+		seen = append(seen, r)
+		r.Method, r.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
+		again, err := o.newFusedMapFrom(ctx, f.placed, poses, r, f.model, io.Discard)
 		if err != nil {
 			return err
 		}
@@ -248,8 +260,8 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, stderr io.Writer)
 		f.final, f.byRecord[1] = again, again
 		rounds++
 	}
-	fmt.Fprintf(stderr, "settle   associated again within %.2f m (%.3g tolerances) and optimized: %s %s, %d clusters → %d\n",
-		radius, fusion.SettleRadius, cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
+	fmt.Fprintf(stderr, "settle   associated again within %.2f m (%.3g tolerances) and optimized, %s relocated: %s %s, %d clusters → %d\n",
+		radius, fusion.SettleRadius, cmdline.Plural(moved, "map"), cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
 	return nil
 }
 
