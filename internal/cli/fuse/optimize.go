@@ -197,6 +197,13 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 	out := &firstMap{final: again, byRecord: map[int]*fusedMap{0: m, 1: again}, placed: placed, model: model}
 	scoredOn := s
 	if o.join && model.frames != nil {
+		// Each robot's map settled apart is its best: the join aligns
+		// those (docs/decisions.md, "Settling before the join").
+		if o.tracks(s) {
+			if err := o.settle(ctx, out, "each robot apart", stderr); err != nil {
+				return nil, err
+			}
+		}
 		joined, err := o.joinRobots(ctx, out, stderr)
 		if err != nil {
 			return nil, err
@@ -206,7 +213,7 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 		}
 	}
 	if o.tracks(s) {
-		if err := o.settle(ctx, out, stderr); err != nil {
+		if err := o.settle(ctx, out, "", stderr); err != nil {
 			return nil, err
 		}
 	}
@@ -225,7 +232,8 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 // own explains better (fusion.Relocate) and optimizes from there; until
 // neither changes anything or fusion.SettleRounds have run. f then holds
 // the last map optimized. For tracked maps only (fusion's settle.go).
-func (o *fuseOptions) settle(ctx context.Context, f *firstMap, stderr io.Writer) error {
+// what, when not empty, says which map it settles on stderr.
+func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stderr io.Writer) error {
 	radius := fusion.SettleRadius * f.model.tol
 	start, rounds, moved, how := f.final.result.Clusters, 0, 0, "still changing at the last"
 	seen := []*fusion.Result{f.final.result}
@@ -260,8 +268,11 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, stderr io.Writer)
 		f.final, f.byRecord[1] = again, again
 		rounds++
 	}
-	fmt.Fprintf(stderr, "settle   associated again within %.2f m (%.3g tolerances) and optimized, %s relocated: %s %s, %d clusters → %d\n",
-		radius, fusion.SettleRadius, cmdline.Plural(moved, "map"), cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
+	if what != "" {
+		what = "(" + what + ") "
+	}
+	fmt.Fprintf(stderr, "settle   %sassociated again within %.2f m (%.3g tolerances) and optimized, %s relocated: %s %s, %d clusters → %d\n",
+		what, radius, fusion.SettleRadius, cmdline.Plural(moved, "map"), cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
 	return nil
 }
 
