@@ -228,11 +228,13 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 
 // settle associates f's final map again within fusion.SettleRadius
 // tolerances in its optimized frame and optimizes it, from where it was;
-// once that changes nothing, it relocates the maps a placement of their
-// own explains better (fusion.Relocate) and optimizes from there; until
-// neither changes anything or fusion.SettleRounds have run. f then holds
-// the last map optimized. For tracked maps only (fusion's settle.go).
-// what, when not empty, says which map it settles on stderr.
+// where that changes nothing or comes back to clusters it had left, it
+// relocates the maps a placement of their own explains better
+// (fusion.Relocate), else a robot's end maps (fusion.RelocateEnds), and
+// optimizes from there; until nothing changes, the clusters come back to
+// an earlier round's, or fusion.SettleRounds have run. f then holds the
+// last map optimized. For tracked maps only (fusion's settle.go). what,
+// when not empty, says which map it settles on stderr.
 func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stderr io.Writer) error {
 	radius := fusion.SettleRadius * f.model.tol
 	start, rounds, moved, how := f.final.result.Clusters, 0, 0, "still changing at the last"
@@ -242,15 +244,27 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 		t0 := time.Now()
 		r := fusion.Reassociate(f.placed, m.result, m.opt, f.model.frames, radius, o.minCluster)
 		poses := m.opt.Graph.Poses
-		if fusion.SameClusters(r, m.result) {
+		seenBefore := func(r *fusion.Result) bool {
+			return slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) })
+		}
+		// Association settled, or came back to clusters it had left:
+		// relocate single maps, else a robot's end maps.
+		same := fusion.SameClusters(r, m.result)
+		if cycled := !same && seenBefore(r); cycled || same {
 			rel := fusion.Relocate(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster)
 			if rel.Maps == 0 {
+				rel = fusion.RelocateEnds(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster)
+			}
+			if rel.Maps == 0 {
 				how = "until nothing changed"
+				if cycled {
+					how = "until it came back to clusters it had left"
+				}
 				break
 			}
 			r, poses, moved = rel.Result, rel.Poses, moved+rel.Maps
 		}
-		if slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) }) {
+		if seenBefore(r) {
 			how = "until it came back to clusters it had left"
 			break
 		}

@@ -1,0 +1,277 @@
+package fusion
+
+import (
+	"math"
+	"sort"
+
+	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// Relocating a robot's first or last maps together. Tracking is weakest
+// at a robot's ends: forwards it starts from one map's landmarks, and
+// backwards it reaches the first maps last, after the most drift. Where
+// both went wrong there, a run of end maps settles swung about the map
+// after it (a fifth of a radian to a radian on the tracked rooms), each
+// map too consistent with its neighbours for Relocate to move it alone.
+// RelocateEnds moves such a run rigidly where the landmarks of the
+// robot's other maps explain it better (docs/decisions.md, "Relocating a
+// robot's end maps").
+
+// EndMaps bounds the maps of a run at either end of a robot's maps.
+const EndMaps = 12
+
+// EndTurn bounds a run's turn, radians.
+const EndTurn = 1.2
+
+// EndGain is how many more of a run's landmarks the moved run must put by
+// clusters of other maps than it does where it is.
+const EndGain = 3
+
+// maxEndCandidates bounds a run's candidate pairings: more, and the run
+// is not tried.
+const maxEndCandidates = 160
+
+// endRun is a run of end maps and the motion that moves them.
+type endRun struct {
+	maps    []int
+	motion  localmap.Pose
+	gain    int
+	cluster map[int]int // observation → its cluster after the move (−1: none)
+}
+
+// RelocateEnds moves, on each robot (s.Previous's chains), the run of its
+// first or last maps (2 to EndMaps of them, at most half its maps, all of
+// one component and frame group) that gains the most, by one rigid
+// motion of the optimized frame: the one that puts EndGain or more of the
+// run's landmarks more within radius of a cluster observed by maps
+// outside the run than where they are, turns EndTurn at most, and no
+// motion that moves a landmark over two tolerances from it puts as many.
+// A motion is fixed by two of the run's landmarks paired with such
+// clusters within RelocateReach tolerances, as far apart (within two
+// tolerances). Ties go to the shorter run, the first maps before the
+// last. The moved observations join the nearest such cluster within
+// radius (each map's landmarks their own), or none. Clusters smaller than
+// minCluster are dropped.
+func RelocateEnds(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Relocated {
+	key := append([]int(nil), opt.Component...)
+	for m, f := range frames {
+		key[m] += f * len(key)
+	}
+	first := make([]int, len(s.Maps)+1)
+	for k, m := range s.Maps {
+		first[k+1] = first[k] + len(m.Landmarks)
+	}
+	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
+	cluster := append([]int(nil), r.Cluster...)
+	for _, chain := range robotChains(s) {
+		var best *endRun
+		for _, run := range endRuns(chain) {
+			if !sameKey(run, key) {
+				continue
+			}
+			e := tryEndRun(s, r, opt, run, first, tol, radius)
+			if e != nil && (best == nil || e.gain > best.gain) {
+				best = e
+			}
+		}
+		if best == nil {
+			continue
+		}
+		for _, k := range best.maps {
+			p := opt.Graph.Poses[k]
+			x, y := best.motion.Apply(p.X, p.Y)
+			out.Poses[k] = localmap.Pose{X: x, Y: y, Theta: p.Theta + best.motion.Theta}
+			for g := first[k]; g < first[k+1]; g++ {
+				cluster[g] = best.cluster[g]
+			}
+		}
+		out.Maps += len(best.maps)
+	}
+	out.Result = &Result{Method: r.Method, Seconds: r.Seconds}
+	out.Result.Cluster, out.Result.Clusters = renumber(eval.MinTrack(cluster, minCluster))
+	return out
+}
+
+// endRuns is chain's runs of first maps, shortest first, then its runs
+// of last maps.
+func endRuns(chain []int) [][]int {
+	var runs [][]int
+	n := min(EndMaps, len(chain)/2)
+	for p := 2; p <= n; p++ {
+		runs = append(runs, chain[:p])
+	}
+	for p := 2; p <= n; p++ {
+		runs = append(runs, chain[len(chain)-p:])
+	}
+	return runs
+}
+
+// sameKey reports whether every map of run has one key.
+func sameKey(run, key []int) bool {
+	for _, k := range run {
+		if key[k] != key[run[0]] {
+			return false
+		}
+	}
+	return true
+}
+
+// tryEndRun is run's best move, or nil when none gains EndGain.
+func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first []int, tol, radius float64) *endRun {
+	inRun := map[int]bool{}
+	for _, k := range run {
+		inRun[k] = true
+	}
+	obsMap := observationMaps(s)
+	outside := map[int]bool{} // clusters observed by maps outside run
+	for g, c := range r.Cluster {
+		if c >= 0 && c < len(opt.Graph.Landmarks) && !inRun[obsMap[g]] {
+			outside[c] = true
+		}
+	}
+	var ids []int
+	for c := range outside {
+		ids = append(ids, c)
+	}
+	sort.Ints(ids)
+	marks := make([]geom.Point, len(ids))
+	for x, c := range ids {
+		marks[x] = geom.Point{X: opt.Graph.Landmarks[c][0], Y: opt.Graph.Landmarks[c][1]}
+	}
+	if len(marks) < 2 {
+		return nil
+	}
+	grid := geom.NewGrid(marks, max(radius, 1e-6))
+	var pts []geom.Point // the run's observations where opt puts them
+	var obs []int
+	for _, k := range run {
+		p := opt.Graph.Poses[k]
+		for j, l := range s.Maps[k].Landmarks {
+			x, y := p.Apply(l.X, l.Y)
+			pts = append(pts, geom.Point{X: x, Y: y})
+			obs = append(obs, first[k]+j)
+		}
+	}
+	explain := func(m localmap.Pose) int {
+		n := 0
+		for _, p := range pts {
+			x, y := m.Apply(p.X, p.Y)
+			found := false
+			grid.Near(x, y, radius, func(c int32) {
+				found = found || math.Hypot(marks[c].X-x, marks[c].Y-y) <= radius
+			})
+			if found {
+				n++
+			}
+		}
+		return n
+	}
+	current := explain(localmap.Pose{})
+	if len(pts) < current+EndGain {
+		return nil
+	}
+	motions := endMotions(pts, marks, grid, tol)
+	bestN, best := -1, localmap.Pose{}
+	var counts []int
+	for _, m := range motions {
+		n := explain(m)
+		counts = append(counts, n)
+		if n > bestN {
+			bestN, best = n, m
+		}
+	}
+	if bestN < current+EndGain {
+		return nil
+	}
+	for x, m := range motions {
+		if counts[x] == bestN && motionsApart(pts, m, best, 2*tol) {
+			return nil // two motions explain as much: neither is known
+		}
+	}
+	e := &endRun{maps: run, motion: best, gain: bestN - current, cluster: map[int]int{}}
+	for _, g := range obs {
+		e.cluster[g] = -1
+	}
+	// each map's landmarks join the nearest outside cluster, closest first
+	start := 0
+	for _, k := range run {
+		n := len(s.Maps[k].Landmarks)
+		var pairs []near
+		for j := range n {
+			x, y := best.Apply(pts[start+j].X, pts[start+j].Y)
+			grid.Near(x, y, radius, func(c int32) {
+				if d := math.Hypot(marks[c].X-x, marks[c].Y-y); d <= radius {
+					pairs = append(pairs, near{a: j, b: int(c), d: d})
+				}
+			})
+		}
+		sortNear(pairs)
+		taken, placed := map[int]bool{}, map[int]bool{}
+		for _, p := range pairs {
+			if !placed[p.a] && !taken[p.b] {
+				e.cluster[obs[start+p.a]] = ids[p.b]
+				placed[p.a], taken[p.b] = true, true
+			}
+		}
+		start += n
+	}
+	return e
+}
+
+// endMotions is every motion (turning EndTurn at most) that two of pts
+// paired with marks within RelocateReach tolerances fix, the pairs as far
+// apart within two tolerances and a tolerance apart or more; none when
+// the candidate pairings exceed maxEndCandidates.
+func endMotions(pts, marks []geom.Point, grid *geom.Grid, tol float64) []localmap.Pose {
+	reach := RelocateReach * tol
+	var cs []candidate
+	for j, p := range pts {
+		var nb []int
+		grid.Near(p.X, p.Y, reach, func(c int32) {
+			if math.Hypot(marks[c].X-p.X, marks[c].Y-p.Y) <= reach {
+				nb = append(nb, int(c))
+			}
+		})
+		sort.Ints(nb)
+		for _, c := range nb {
+			cs = append(cs, candidate{j, c})
+		}
+	}
+	if len(cs) > maxEndCandidates {
+		return nil
+	}
+	var out []localmap.Pose
+	for x, a := range cs {
+		for _, b := range cs[x+1:] {
+			if a.j == b.j || a.c == b.c {
+				continue
+			}
+			dp := math.Hypot(pts[a.j].X-pts[b.j].X, pts[a.j].Y-pts[b.j].Y)
+			dm := math.Hypot(marks[a.c].X-marks[b.c].X, marks[a.c].Y-marks[b.c].Y)
+			if dp < tol || math.Abs(dp-dm) > 2*tol {
+				continue
+			}
+			theta, t := fitRigid([]geom.Point{marks[a.c], marks[b.c]}, []geom.Point{pts[a.j], pts[b.j]}, [][2]int{{0, 0}, {1, 1}})
+			if math.Abs(theta) > EndTurn {
+				continue
+			}
+			out = append(out, localmap.Pose{X: t[0], Y: t[1], Theta: theta})
+		}
+	}
+	return out
+}
+
+// motionsApart reports whether motions p and q put some point of pts more
+// than d apart.
+func motionsApart(pts []geom.Point, p, q localmap.Pose, d float64) bool {
+	for _, pt := range pts {
+		px, py := p.Apply(pt.X, pt.Y)
+		qx, qy := q.Apply(pt.X, pt.Y)
+		if math.Hypot(px-qx, py-qy) > d {
+			return true
+		}
+	}
+	return false
+}
