@@ -133,8 +133,12 @@ func (l *relocation) better(lms []localmap.Landmark, pose localmap.Pose, cluster
 	if best.explain < current+RelocateGain {
 		return mapPlacement{}, false
 	}
+	local := make([]geom.Point, len(lms))
+	for j, lm := range lms {
+		local[j] = geom.Point{X: lm.X, Y: lm.Y}
+	}
 	for _, p := range tried {
-		if p.explain == best.explain && farApart(lms, p.pose, best.pose, 2*l.tol) {
+		if p.explain == best.explain && placedApart(local, p.pose, best.pose, 2*l.tol) {
 			return mapPlacement{}, false // two placements explain as much: neither is known
 		}
 	}
@@ -216,12 +220,12 @@ func (l *relocation) place(lms []localmap.Landmark, pose localmap.Pose) mapPlace
 // shift is how far p's origin lies from q's.
 func shift(p, q localmap.Pose) float64 { return math.Hypot(p.X-q.X, p.Y-q.Y) }
 
-// farApart reports whether p and q place some landmark of lms more than d
-// apart.
-func farApart(lms []localmap.Landmark, p, q localmap.Pose, d float64) bool {
-	for _, lm := range lms {
-		px, py := p.Apply(lm.X, lm.Y)
-		qx, qy := q.Apply(lm.X, lm.Y)
+// placedApart reports whether poses p and q put some point of pts (in
+// their frame) more than d apart.
+func placedApart(pts []geom.Point, p, q localmap.Pose, d float64) bool {
+	for _, pt := range pts {
+		px, py := p.Apply(pt.X, pt.Y)
+		qx, qy := q.Apply(pt.X, pt.Y)
 		if math.Hypot(px-qx, py-qy) > d {
 			return true
 		}

@@ -186,7 +186,7 @@ func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first []int, tol
 		return nil
 	}
 	for x, m := range motions {
-		if counts[x] == bestN && motionsApart(pts, m, best, 2*tol) {
+		if counts[x] == bestN && placedApart(pts, m, best, 2*tol) {
 			return nil // two motions explain as much: neither is known
 		}
 	}
@@ -261,17 +261,4 @@ func endMotions(pts, marks []geom.Point, grid *geom.Grid, tol float64) []localma
 		}
 	}
 	return out
-}
-
-// motionsApart reports whether motions p and q put some point of pts more
-// than d apart.
-func motionsApart(pts []geom.Point, p, q localmap.Pose, d float64) bool {
-	for _, pt := range pts {
-		px, py := p.Apply(pt.X, pt.Y)
-		qx, qy := q.Apply(pt.X, pt.Y)
-		if math.Hypot(px-qx, py-qy) > d {
-			return true
-		}
-	}
-	return false
 }
