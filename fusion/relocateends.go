@@ -26,8 +26,13 @@ const EndMaps = 12
 const EndTurn = 1.2
 
 // EndGain is how many more of a run's landmarks the moved run must put by
-// clusters of other maps than it does where it is.
-const EndGain = 3
+// clusters of other maps than it does where it is, and EndShare the share
+// of them it must be when that is more: a run of many landmarks explains
+// a few more by chance (maps of 3 s and 20 landmarks each).
+const (
+	EndGain  = 3
+	EndShare = 0.1
+)
 
 // maxEndCandidates bounds a run's candidate pairings: more, and the run
 // is not tried.
@@ -169,7 +174,8 @@ func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first []int, tol
 		return n
 	}
 	current := explain(localmap.Pose{})
-	if len(pts) < current+EndGain {
+	gain := max(EndGain, int(math.Ceil(EndShare*float64(len(pts)))))
+	if len(pts) < current+gain {
 		return nil
 	}
 	motions := endMotions(pts, marks, grid, tol)
@@ -182,7 +188,7 @@ func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first []int, tol
 			bestN, best = n, m
 		}
 	}
-	if bestN < current+EndGain {
+	if bestN < current+gain {
 		return nil
 	}
 	for x, m := range motions {
