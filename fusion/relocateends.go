@@ -70,13 +70,14 @@ func RelocateEnds(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol,
 	}
 	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
 	cluster := append([]int(nil), r.Cluster...)
+	obsMap := observationMaps(s)
 	for _, chain := range robotChains(s) {
 		var best *endRun
 		for _, run := range endRuns(chain) {
 			if !sameKey(run, key) {
 				continue
 			}
-			e := tryEndRun(s, r, opt, run, first, tol, radius)
+			e := tryEndRun(s, r, opt, run, first, obsMap, tol, radius)
 			if e != nil && (best == nil || e.gain > best.gain) {
 				best = e
 			}
@@ -123,13 +124,13 @@ func sameKey(run, key []int) bool {
 	return true
 }
 
-// tryEndRun is run's best move, or nil when none gains EndGain.
-func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first []int, tol, radius float64) *endRun {
+// tryEndRun is run's best move, or nil when none gains enough (first:
+// each map's first observation; obsMap: each observation's map).
+func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first, obsMap []int, tol, radius float64) *endRun {
 	inRun := map[int]bool{}
 	for _, k := range run {
 		inRun[k] = true
 	}
-	obsMap := observationMaps(s)
 	outside := map[int]bool{} // clusters observed by maps outside run
 	for g, c := range r.Cluster {
 		if c >= 0 && c < len(opt.Graph.Landmarks) && !inRun[obsMap[g]] {
