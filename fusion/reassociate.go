@@ -30,10 +30,7 @@ const ReassociatedSuffix = "+reassociated"
 // its clusters renumbered.
 func Reassociate(s *localmap.Set, r *Result, opt *Optimized, frames []int, radius float64, minCluster int) *Result {
 	marks := opt.Graph.Landmarks
-	component := append([]int(nil), opt.Component...)
-	for m, f := range frames { // a frame group and a component: one key
-		component[m] += f * len(component)
-	}
+	component := frameKeys(opt, frames)
 	obsMap := observationMaps(s)
 	at := Positions(&localmap.Set{Maps: s.Maps, Poses: opt.Graph.Poses})
 	cluster := append([]int(nil), r.Cluster...)
@@ -68,6 +65,16 @@ func Reassociate(s *localmap.Set, r *Result, opt *Optimized, frames []int, radiu
 	out := &Result{Method: r.Method, Seconds: r.Seconds}
 	out.Cluster, out.Clusters = renumber(eval.MinTrack(item, minCluster))
 	return out
+}
+
+// frameKeys is each map's component of opt and frame group (frames; nil:
+// one group) as one key: maps of different keys share no frame.
+func frameKeys(opt *Optimized, frames []int) []int {
+	key := append([]int(nil), opt.Component...)
+	for m, f := range frames {
+		key[m] += f * len(key)
+	}
+	return key
 }
 
 // attachLone puts each observation in no cluster (item −1) into the

@@ -68,10 +68,7 @@ func Relocate(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, rad
 	for c, m := range opt.Graph.Landmarks {
 		marks[c] = geom.Point{X: m[0], Y: m[1]}
 	}
-	key := append([]int(nil), opt.Component...)
-	for m, f := range frames {
-		key[m] += f * len(key)
-	}
+	key := frameKeys(opt, frames)
 	obsMap := observationMaps(s)
 	clusterKey := make([]int, len(marks))
 	for g, c := range r.Cluster {
@@ -79,12 +76,12 @@ func Relocate(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, rad
 			clusterKey[c] = key[obsMap[g]]
 		}
 	}
-	grid := geom.NewGrid(marks, max(radius, 1e-6))
+	l := &relocation{marks: marks, grid: geom.NewGrid(marks, max(radius, 1e-6)), clusterKey: clusterKey, tol: tol, radius: radius}
 	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
 	cluster := append([]int(nil), r.Cluster...)
 	first := 0
 	for k, m := range s.Maps {
-		l := &relocation{marks: marks, grid: grid, clusterKey: clusterKey, key: key[k], tol: tol, radius: radius}
+		l.key = key[k]
 		if p, ok := l.better(m.Landmarks, opt.Graph.Poses[k], r.Cluster[first:first+len(m.Landmarks)]); ok {
 			out.Poses[k] = p.pose
 			copy(cluster[first:], p.cluster)
@@ -97,8 +94,8 @@ func Relocate(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, rad
 	return out
 }
 
-// relocation is one map's search: the clusters it may pair with (those
-// of its component and frame group, key) and the radii.
+// relocation is a map's search: the clusters it may pair with (those of
+// its component and frame group, key) and the radii.
 type relocation struct {
 	marks       []geom.Point
 	grid        *geom.Grid
@@ -202,19 +199,28 @@ func (l *relocation) place(lms []localmap.Landmark, pose localmap.Pose) mapPlace
 			}
 		})
 	}
+	p := mapPlacement{pose: pose}
+	p.cluster, p.explain = closestFirst(pairs, len(lms))
+	return p
+}
+
+// closestFirst gives each of n points the nearest of pairs' marks (pairs:
+// point a, mark b, distance d), closest pair first, one point per mark:
+// each point's mark (−1: none) and how many have one. It sorts pairs.
+func closestFirst(pairs []near, n int) ([]int, int) {
 	sortNear(pairs)
-	p := mapPlacement{pose: pose, cluster: make([]int, len(lms))}
-	for j := range p.cluster {
-		p.cluster[j] = -1
+	mark := make([]int, n)
+	for j := range mark {
+		mark[j] = -1
 	}
-	taken := map[int]bool{}
-	for _, n := range pairs {
-		if p.cluster[n.a] < 0 && !taken[n.b] {
-			p.cluster[n.a], taken[n.b] = n.b, true
-			p.explain++
+	taken, matched := map[int]bool{}, 0
+	for _, p := range pairs {
+		if mark[p.a] < 0 && !taken[p.b] {
+			mark[p.a], taken[p.b] = p.b, true
+			matched++
 		}
 	}
-	return p
+	return mark, matched
 }
 
 // shift is how far p's origin lies from q's.

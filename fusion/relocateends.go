@@ -60,10 +60,7 @@ type endRun struct {
 // radius (each map's landmarks their own), or none. Clusters smaller than
 // minCluster are dropped.
 func RelocateEnds(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Relocated {
-	key := append([]int(nil), opt.Component...)
-	for m, f := range frames {
-		key[m] += f * len(key)
-	}
+	key := frameKeys(opt, frames)
 	first := make([]int, len(s.Maps)+1)
 	for k, m := range s.Maps {
 		first[k+1] = first[k] + len(m.Landmarks)
@@ -214,12 +211,10 @@ func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first, obsMap []
 				}
 			})
 		}
-		sortNear(pairs)
-		taken, placed := map[int]bool{}, map[int]bool{}
-		for _, p := range pairs {
-			if !placed[p.a] && !taken[p.b] {
-				e.cluster[obs[start+p.a]] = ids[p.b]
-				placed[p.a], taken[p.b] = true, true
+		mark, _ := closestFirst(pairs, n)
+		for j, c := range mark {
+			if c >= 0 {
+				e.cluster[obs[start+j]] = ids[c]
 			}
 		}
 		start += n

@@ -239,14 +239,14 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 	radius := fusion.SettleRadius * f.model.tol
 	start, rounds, moved, how := f.final.result.Clusters, 0, 0, "still changing at the last"
 	seen := []*fusion.Result{f.final.result}
+	seenBefore := func(r *fusion.Result) bool {
+		return slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) })
+	}
 	for rounds < fusion.SettleRounds {
 		m := f.final
 		t0 := time.Now()
 		r := fusion.Reassociate(f.placed, m.result, m.opt, f.model.frames, radius, o.minCluster)
 		poses := m.opt.Graph.Poses
-		seenBefore := func(r *fusion.Result) bool {
-			return slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) })
-		}
 		// Association settled, or came back to clusters it had left:
 		// relocate single maps, else a robot's end maps.
 		same := fusion.SameClusters(r, m.result)
