@@ -12,22 +12,22 @@ import (
 // Relocating a settled map's misplaced maps. Tracking places a map by
 // two agreeing pairings, and where two wrong ones agree, the map (often
 // with its neighbours) settles where its landmarks lie by other
-// landmarks' clusters: the odometry, about a tenth of a radian uncertain
-// from one map to the next, does not pull it back, and associating again
-// near where it is only confirms it. Relocate tries each map's rigid
-// placements near where it is against the optimized landmarks, as a SLAM
-// front end relocalizes, and moves the map where one placement alone
-// explains more of its landmarks than the current one (docs/decisions.md,
-// "Relocating a misplaced map").
+// landmarks' clusters: the odometry between neighbouring maps is too
+// uncertain to pull it back, and associating again near where it is only
+// confirms it. Relocate tries each map's rigid placements near where it
+// is against the optimized landmarks, as a SLAM front end relocalizes,
+// and moves the map where one placement alone explains more of its
+// landmarks than the current one (docs/decisions.md, "Relocating a
+// misplaced map").
 
 // RelocateReach is how far from where a map puts its landmark a cluster
 // may be to be paired with it in a placement, in tolerances: with
 // AutoTolerance, a landmark spacing and a quarter.
 const RelocateReach = 5
 
-// RelocateTurn bounds a placement's turn from the map's pose, radians:
-// three or four times the odometry's heading uncertainty from one map
-// to the next on the tracked rooms.
+// RelocateTurn bounds a placement's turn from the map's pose, radians: a
+// few times the odometry's heading uncertainty from one map to the next
+// (docs/decisions.md).
 const RelocateTurn = 0.35
 
 // RelocateGain is how many more of a map's landmarks a placement must

@@ -13,8 +13,7 @@ import (
 // at a robot's ends: forwards it starts from one map's landmarks, and
 // backwards it reaches the first maps last, after the most drift. Where
 // both went wrong there, a run of end maps settles swung about the map
-// after it (a fifth of a radian to a radian on the tracked rooms), each
-// map too consistent with its neighbours for Relocate to move it alone.
+// after it, each map too consistent with its neighbours for Relocate to move it alone.
 // RelocateEnds moves such a run rigidly where the landmarks of the
 // robot's other maps explain it better (docs/decisions.md, "Relocating a
 // robot's end maps").
@@ -28,7 +27,7 @@ const EndTurn = 1.2
 // EndGain is how many more of a run's landmarks the moved run must put by
 // clusters of other maps than it does where it is, and EndShare the share
 // of them it must be when that is more: a run of many landmarks explains
-// a few more by chance (maps of 3 s and 20 landmarks each).
+// a few more by chance (docs/decisions.md).
 const (
 	EndGain  = 3
 	EndShare = 0.1
