@@ -66,14 +66,14 @@ func RelocateEnds(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol,
 	}
 	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
 	cluster := append([]int(nil), r.Cluster...)
-	obsMap := observationMaps(s)
+	search := &endSearch{s: s, r: r, opt: opt, first: first, obsMap: observationMaps(s), key: key, tol: tol, radius: radius}
 	for _, chain := range robotChains(s) {
 		var best *endRun
 		for _, run := range endRuns(chain) {
 			if !sameKey(run, key) {
 				continue
 			}
-			e := tryEndRun(s, r, opt, run, first, obsMap, tol, radius)
+			e := search.try(run)
 			if e != nil && (best == nil || e.gain > best.gain) {
 				best = e
 			}
@@ -120,16 +120,30 @@ func sameKey(run, key []int) bool {
 	return true
 }
 
-// tryEndRun is run's best move, or nil when none gains enough (first:
-// each map's first observation; obsMap: each observation's map).
-func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first, obsMap []int, tol, radius float64) *endRun {
+// endSearch is what RelocateEnds judges a run by: r's clusters, opt's
+// poses and landmarks, each map's first observation (first), each
+// observation's map (obsMap), each map's component and frame group (key)
+// and the radii.
+type endSearch struct {
+	s                  *localmap.Set
+	r                  *Result
+	opt                *Optimized
+	first, obsMap, key []int
+	tol, radius        float64
+}
+
+// try is run's best move, or nil when none gains enough. The run's
+// landmarks are placed against the clusters its own component and frame
+// group's maps outside it observe: another frame's are no evidence.
+func (e *endSearch) try(run []int) *endRun {
+	s, r, opt, first, tol, radius := e.s, e.r, e.opt, e.first, e.tol, e.radius
 	inRun := map[int]bool{}
 	for _, k := range run {
 		inRun[k] = true
 	}
-	outside := map[int]bool{} // clusters observed by maps outside run
+	outside := map[int]bool{} // clusters observed by the run's frame outside it
 	for g, c := range r.Cluster {
-		if c >= 0 && c < len(opt.Graph.Landmarks) && !inRun[obsMap[g]] {
+		if m := e.obsMap[g]; c >= 0 && c < len(opt.Graph.Landmarks) && !inRun[m] && e.key[m] == e.key[run[0]] {
 			outside[c] = true
 		}
 	}
@@ -193,9 +207,9 @@ func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first, obsMap []
 			return nil // two motions explain as much: neither is known
 		}
 	}
-	e := &endRun{maps: run, motion: best, gain: bestN - current, cluster: map[int]int{}}
+	moved := &endRun{maps: run, motion: best, gain: bestN - current, cluster: map[int]int{}}
 	for _, g := range obs {
-		e.cluster[g] = -1
+		moved.cluster[g] = -1
 	}
 	// each map's landmarks join the nearest outside cluster, closest first
 	start := 0
@@ -213,12 +227,12 @@ func tryEndRun(s *localmap.Set, r *Result, opt *Optimized, run, first, obsMap []
 		mark, _ := closestFirst(pairs, n)
 		for j, c := range mark {
 			if c >= 0 {
-				e.cluster[obs[start+j]] = ids[c]
+				moved.cluster[obs[start+j]] = ids[c]
 			}
 		}
 		start += n
 	}
-	return e
+	return moved
 }
 
 // endMotions is every motion (turning EndTurn at most) that two of pts

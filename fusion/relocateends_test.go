@@ -45,16 +45,18 @@ func endsScene(turn float64) (*localmap.Set, *Result, *Optimized) {
 func TestRelocateEnds(t *testing.T) {
 	const tol, radius = 0.4, 0.6
 	for _, tc := range []struct {
-		name  string
-		turn  float64
-		moves bool
+		name   string
+		turn   float64
+		frames []int
+		moves  bool
 	}{
-		{"first two maps swung by 0.4 rad move back", 0.4, true},
-		{"swung the other way by 0.8 rad", -0.8, true},
-		{"where they belong, they stay", 0, false},
+		{"first two maps swung by 0.4 rad move back", 0.4, nil, true},
+		{"swung the other way by 0.8 rad", -0.8, nil, true},
+		{"where they belong, they stay", 0, nil, false},
+		{"the other maps' clusters in another frame are no evidence", 0.4, []int{0, 0, 1, 1, 1, 1}, false},
 	} {
 		s, r, opt := endsScene(tc.turn)
-		got := RelocateEnds(s, r, opt, nil, tol, radius, 2)
+		got := RelocateEnds(s, r, opt, tc.frames, tol, radius, 2)
 		if (got.Maps > 0) != tc.moves {
 			t.Errorf("%s: %d maps moved, want moved %v", tc.name, got.Maps, tc.moves)
 			continue
