@@ -9,8 +9,10 @@
 #   the precision and recall of the map fuse writes (clear+reassociated)
 #   per run, then per group: how many runs meet the issue's targets
 #   (precision >= 0.97 and recall >= 0.6) and the mean P, R and F1.
-#   Extra arguments go to fuse (e.g. -track=false).
-# Usage: SEEDS="1 2 3" TOGETHER=1 scripts/bench-rooms.sh [FUSE FLAGS]
+#   NOISE scales the range, bearing, turn-rate and speed noise (default
+#   1; 1.2 gives maps that fit each other about as loosely as the
+#   held-out lab's). Extra arguments go to fuse (e.g. -track=false).
+# Usage: SEEDS="1 2 3" TOGETHER=1 NOISE=1.2 scripts/bench-rooms.sh [FUSE FLAGS]
 set -euo pipefail
 cm=${CLEARMATCH:-./clearmatch}
 [ -x "$cm" ] || { echo "bench-rooms.sh: $cm: build it first (make build) or set CLEARMATCH" >&2; exit 2; }
@@ -19,10 +21,12 @@ trap 'rm -rf "$work"' EXIT
 scores() { # the P R F1 of fuse's first map, from its table
 	awk '/^clear\+reassociated /{print $7, $8, $9}'
 }
+noise() { awk -v k="${NOISE:-1}" -v x="$1" 'BEGIN {printf "%g", k * x}'; }
+read -r rn bn tn sn <<< "$(noise 0.25) $(noise 0.05) $(noise 0.05) $(noise 0.05)"
 for seed in ${SEEDS:-1 2 3 4 5 6 7 8 9 10}; do
 	room="$work/room$seed"
 	"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 -spurious 1e-9 \
-		-range-noise 0.25 -bearing-noise 0.05 -turn-noise 0.05 -speed-noise 0.05 -landmark-gap 1.2 -out "$room" > /dev/null
+		-range-noise "$rn" -bearing-noise "$bn" -turn-noise "$tn" -speed-noise "$sn" -landmark-gap 1.2 -out "$room" > /dev/null
 	for r in 1 2 3 4 5; do
 		echo "alone seed $seed robot $r $("$cm" fuse "$room/robot-$r" -window 30 -skip-empty -merge-by-truth "$@" -out "$room-$r" 2>/dev/null | scores)"
 	done
