@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/compare"
@@ -297,80 +296,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer stage.Discard()
 	pr := cmdline.NewProgress(stderr)
 	o.assoc.Progress = pr.Stage("associate")
-	t0 := time.Now()
-	a, err := fusion.Associate(ctx, s, o.assoc)
+	run, err := o.fuseAt(ctx, s, o.assoc, pr, stderr)
 	if err != nil {
 		return err
 	}
-	assocSeconds := time.Since(t0).Seconds()
-	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
-		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
-	switch {
-	case a.Drift > 0 && a.NeighbourPairs > 0:
-		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path, read from %d alignments of neighbouring maps (%d associated map pairs were too few)\n", a.Drift, a.TurnDrift, a.NeighbourPairs, a.DriftPairs)
-	case a.Drift > 0:
-		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path\n", a.Drift, a.TurnDrift)
-	case s.Poses != nil && o.assoc.Drift == 0:
-		fmt.Fprintf(stderr, "gate     off: %d associated map pairs and %d alignments of neighbouring maps to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, a.NeighbourPairs, fusion.MinDriftPairs)
-	}
-	switch {
-	case o.tracks(s):
-		fmt.Fprintf(stderr, "track    %s associated by tracking each robot's maps in order\n", cmdline.Plural(a.TrackedPairs, "map pair"))
-	case o.assoc.Track:
-		fmt.Fprintf(stderr, "warning: -track: the maps have no poses to track them by (give -poses), so nothing was tracked\n")
-	}
-	model := mapModel{tol: a.Tolerance, consistent: a.Drift > 0}
-	input := a // the pairings every method sees
-	if s.Robots != nil {
-		// Each robot's poses are in its own frame: place them in one by
-		// the association. Poses within a robot keep their relations, so
-		// the odometry, the gate and the noise read from it are unchanged.
-		aligned := *s
-		var groups int
-		aligned.Poses, model.frames, groups = fusion.AlignRobots(s, a)
-		s = &aligned
-		if groups > 1 {
-			// Pairings between robots the association could not place
-			// together are chance as often as not: no method sees them.
-			input = fusion.WithinGroups(a, model.frames)
-		}
-		fmt.Fprintf(stderr, "robots   %s, each in its own odometry frame, placed in one by the association (%s)\n", cmdline.Plural(robotCount(s), "robot"), cmdline.Plural(groups, "group"))
-	}
-	model.noise = fusion.EstimateNoise(s, a)
-	if s.Poses == nil {
-		model.noise.Drift = 0 // poses placed by the association are no odometry
-	}
-	if o.tracks(s) {
-		var err error
-		if input, err = o.verifyLong(ctx, s, input, model, stderr); err != nil {
-			return err
-		}
-	}
-	p, err := fusion.Problem(s, input)
-	if err != nil {
-		return err
-	}
-	placed := s
-	if s.Poses == nil {
-		// Without poses the fused landmarks and map.g2o are placed by the
-		// association's own motions; DN and PP stay unscored.
-		est := *s
-		var groups int
-		est.Poses, groups = fusion.EstimatePoses(s, a)
-		placed = &est
-		fmt.Fprintf(stderr, "poses    none given: each map placed by the association's motions (%s)\n", cmdline.Plural(groups, "group"))
-	}
+	a, assocSeconds, s, recs, results, first := run.a, run.assocSeconds, run.s, run.recs, run.results, run.first
 	files := map[string][]byte{}
-	recs, results, err := o.runMethods(ctx, s, p, pr)
-	if err != nil {
-		return err
-	}
-	first, err := o.fuseFirst(ctx, s, placed, model, &recs, &results, stderr)
-	if err != nil {
-		return err
-	}
 	final, byRecord := first.final, first.byRecord
-	placed, model = first.placed, first.model
+	placed, model := first.placed, first.model
 	if err := o.methodPaths(ctx, placed, model, ref, byRecord, recs, results, stderr); err != nil {
 		return err
 	}

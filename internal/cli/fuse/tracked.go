@@ -1,0 +1,102 @@
+package fuse
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/clearmatch/clearmatch/fusion"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// fusedRun is one association of the maps and what is fused from it: the
+// association, its time, the maps (robots placed in one frame by it),
+// every method's record and result, and the first method's map.
+type fusedRun struct {
+	a            *fusion.Association
+	assocSeconds float64
+	s            *localmap.Set
+	recs         []fuseRecord
+	results      []*fusion.Result
+	first        *firstMap
+}
+
+// fuseAt associates s with assoc's options and fuses from it: every
+// method's clusters, then the first method's map (fuseFirst). What it
+// does is said on stderr.
+func (o *fuseOptions) fuseAt(ctx context.Context, s *localmap.Set, assoc fusion.AssociateOptions, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
+	t0 := time.Now()
+	a, err := fusion.Associate(ctx, s, assoc)
+	if err != nil {
+		return nil, err
+	}
+	assocSeconds := time.Since(t0).Seconds()
+	fmt.Fprintf(stderr, "maps     %d local maps, %d landmarks; %d pairings between %d map pairs (tolerance %.2f m), %.2fs\n",
+		len(s.Maps), s.Landmarks(), len(a.Pairings), len(a.Motions), a.Tolerance, assocSeconds)
+	switch {
+	case a.Drift > 0 && a.NeighbourPairs > 0:
+		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path, read from %d alignments of neighbouring maps (%d associated map pairs were too few)\n", a.Drift, a.TurnDrift, a.NeighbourPairs, a.DriftPairs)
+	case a.Drift > 0:
+		fmt.Fprintf(stderr, "gate     pairings within the poses' prediction: drift %.4f m and %.5f rad per metre of path\n", a.Drift, a.TurnDrift)
+	case s.Poses != nil && assoc.Drift == 0:
+		fmt.Fprintf(stderr, "gate     off: %d associated map pairs and %d alignments of neighbouring maps to read the odometry's drift from, %d needed (-drift sets it)\n", a.DriftPairs, a.NeighbourPairs, fusion.MinDriftPairs)
+	}
+	switch {
+	case o.tracks(s):
+		fmt.Fprintf(stderr, "track    %s associated by tracking each robot's maps in order\n", cmdline.Plural(a.TrackedPairs, "map pair"))
+	case assoc.Track:
+		fmt.Fprintf(stderr, "warning: -track: the maps have no poses to track them by (give -poses), so nothing was tracked\n")
+	}
+	model := mapModel{tol: a.Tolerance, consistent: a.Drift > 0}
+	input := a // the pairings every method sees
+	if s.Robots != nil {
+		// Each robot's poses are in its own frame: place them in one by
+		// the association. Poses within a robot keep their relations, so
+		// the odometry, the gate and the noise read from it are unchanged.
+		aligned := *s
+		var groups int
+		aligned.Poses, model.frames, groups = fusion.AlignRobots(s, a)
+		s = &aligned
+		if groups > 1 {
+			// Pairings between robots the association could not place
+			// together are chance as often as not: no method sees them.
+			input = fusion.WithinGroups(a, model.frames)
+		}
+		fmt.Fprintf(stderr, "robots   %s, each in its own odometry frame, placed in one by the association (%s)\n", cmdline.Plural(robotCount(s), "robot"), cmdline.Plural(groups, "group"))
+	}
+	model.noise = fusion.EstimateNoise(s, a)
+	if s.Poses == nil {
+		model.noise.Drift = 0 // poses placed by the association are no odometry
+	}
+	if o.tracks(s) {
+		var err error
+		if input, err = o.verifyLong(ctx, s, input, model, stderr); err != nil {
+			return nil, err
+		}
+	}
+	p, err := fusion.Problem(s, input)
+	if err != nil {
+		return nil, err
+	}
+	placed := s
+	if s.Poses == nil {
+		// Without poses the fused landmarks and map.g2o are placed by the
+		// association's own motions; DN and PP stay unscored.
+		est := *s
+		var groups int
+		est.Poses, groups = fusion.EstimatePoses(s, a)
+		placed = &est
+		fmt.Fprintf(stderr, "poses    none given: each map placed by the association's motions (%s)\n", cmdline.Plural(groups, "group"))
+	}
+	recs, results, err := o.runMethods(ctx, s, p, pr)
+	if err != nil {
+		return nil, err
+	}
+	first, err := o.fuseFirst(ctx, s, placed, model, &recs, &results, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return &fusedRun{a: a, assocSeconds: assocSeconds, s: s, recs: recs, results: results, first: first}, nil
+}
