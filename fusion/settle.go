@@ -21,6 +21,15 @@ const SettleRadius = 1.5
 // (docs/decisions.md, "Relocating a misplaced map").
 const SettleRounds = 20
 
+// WiderTolerance is how many times the automatic tolerance a tracked map
+// is also made at; of the two maps, fuse keeps the one of fewer
+// landmarks. Where tracking loses a robot's maps, their landmarks come
+// out again in clusters of their own; which tolerance loses it differs
+// from room to room, and the map that holds the same observations in
+// fewer clusters is the one that did not (docs/decisions.md, "Two
+// tolerances for a tracked map").
+const WiderTolerance = 1.25
+
 // SameClusters reports whether a and b group the observations alike,
 // cluster numbers included (Reassociate numbers its clusters in order).
 func SameClusters(a, b *Result) bool {

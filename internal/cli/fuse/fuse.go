@@ -111,7 +111,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.Float64Var(&o.log.Duration, "duration", 0, "use this many seconds of the run (0: the rest)")
 	})
 	fs.Group("Association", func(fs *flag.FlagSet) {
-		fs.Float64Var(&o.assoc.Tolerance, "tolerance", 0, "metres within which a pairing must fit its map pair's rigid motion (0: a quarter of the landmarks' median spacing, at most 1)")
+		fs.Float64Var(&o.assoc.Tolerance, "tolerance", 0, "metres within which a pairing must fit its map pair's rigid motion (0: a quarter of the landmarks' median spacing, at most 1; tracked maps are then also made at "+fmt.Sprint(fusion.WiderTolerance)+" times that, and the map of fewer landmarks written)")
 		fs.IntVar(&o.assoc.MinMatches, "min-matches", fusion.DefaultMinMatches, "fewest pairings for two maps to be associated")
 		fs.Float64Var(&o.assoc.MinShare, "min-share", fusion.DefaultMinShare, "least fraction of the landmarks where two maps overlap that the pairings must cover")
 		fs.Float64Var(&o.assoc.Drift, "drift", 0, "with poses: the odometry's position error per metre of path between two maps (m/m), which sets the gate around the motion the poses predict (0: estimated from the map pairs associated without it, or from neighbouring maps where those are too few; negative: ignore the poses while associating)")
@@ -296,7 +296,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer stage.Discard()
 	pr := cmdline.NewProgress(stderr)
 	o.assoc.Progress = pr.Stage("associate")
-	run, err := o.fuseAt(ctx, s, o.assoc, pr, stderr)
+	run, err := o.fuseTracked(ctx, s, pr, stderr)
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,10 @@ package fuse
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -387,6 +389,64 @@ func TestFuseTeamJoined(t *testing.T) {
 		r := recs[1]
 		if p, _ := r["precision"].(float64); p < 0.97 || r["recall"].(float64) < tc.minRecall || tc.join == "false" && r["recall"].(float64) > 0.4 {
 			t.Errorf("-join=%s: %v: precision %v, recall %v", tc.join, r["method"], r["precision"], r["recall"])
+		}
+	}
+}
+
+// TestFuseTrackedTolerances: a tracked map is made at the automatic
+// tolerance and at fusion.WiderTolerance times it, and the map of fewer
+// landmarks is the one written (in seed 1's room the automatic one's,
+// in seed 5's the wider one's); a tolerance given is used alone.
+func TestFuseTrackedTolerances(t *testing.T) {
+	dir := t.TempDir()
+	choose := regexp.MustCompile(`choose   tolerance ([0-9.]+) m and [0-9.]+ times it, ([0-9.]+) m: (\d+) and (\d+) landmarks; the map of ([0-9.]+) m kept`)
+	for _, tc := range []struct {
+		seed   string
+		flags  []string
+		chosen bool
+	}{
+		{"1", nil, true},
+		{"5", nil, true},
+		{"5", []string{"-tolerance", "0.4"}, false},
+	} {
+		name := "seed " + tc.seed + " " + strings.Join(tc.flags, " ")
+		room := filepath.Join(dir, "room"+tc.seed)
+		if _, err := os.Stat(room); err != nil {
+			if code, _, stderr := runCmd(t, "", "synth-landmarks", "-seed", tc.seed, "-arena", "5x7", "-landmarks", "15", "-robots", "1", "-duration", "600",
+				"-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "1e-9", "-landmark-gap", "1.2",
+				"-range-noise", "0.25", "-bearing-noise", "0.05", "-turn-noise", "0.05", "-speed-noise", "0.05", "-out", room); code != 0 {
+				t.Fatalf("synth-landmarks: %s", stderr)
+			}
+		}
+		out := filepath.Join(dir, "out", name)
+		code, _, stderr := runCmd(t, "", append([]string{"fuse", room, "-window", "30", "-skip-empty", "-merge-by-truth", "-out", out}, tc.flags...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		m := choose.FindStringSubmatch(stderr)
+		if (m != nil) != tc.chosen || strings.Count(stderr, "maps     ") != 1 {
+			t.Fatalf("%s: a choice of tolerance %v, want %v, and one association's lines:\n%s", name, m != nil, tc.chosen, stderr)
+		}
+		var recs []map[string]any
+		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if json.Unmarshal(b, &recs) != nil || len(recs) != 2 {
+			t.Fatalf("%s: report %s", name, b)
+		}
+		if !tc.chosen {
+			if tol := recs[1]["tolerance_m"]; tol != 0.4 {
+				t.Errorf("%s: tolerance %v, want 0.4", name, tol)
+			}
+			continue
+		}
+		auto, wider, kept := m[1], m[2], m[5]
+		na, _ := strconv.Atoi(m[3])
+		nw, _ := strconv.Atoi(m[4])
+		want, wantTol := na, auto
+		if nw < na {
+			want, wantTol = nw, wider
+		}
+		if na == nw || kept != wantTol || recs[1]["clusters"] != float64(want) || fmt.Sprintf("%.2f", recs[1]["tolerance_m"]) != kept {
+			t.Errorf("%s: %s; report: %v landmarks at %v m, want two counts apart and %d at %s m", name, m[0], recs[1]["clusters"], recs[1]["tolerance_m"], want, wantTol)
 		}
 	}
 }

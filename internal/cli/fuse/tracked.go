@@ -1,6 +1,7 @@
 package fuse
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -21,6 +22,38 @@ type fusedRun struct {
 	recs         []fuseRecord
 	results      []*fusion.Result
 	first        *firstMap
+}
+
+// fuseTracked is fuseAt with fuse's options, and for tracked maps whose
+// tolerance was not given (-tolerance 0) also at fusion.WiderTolerance
+// times the automatic one: of the two maps the one of fewer landmarks
+// is kept (the first on a tie), and only its run speaks on stderr.
+func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
+	if !o.tracks(s) || !o.reassociate || o.assoc.Tolerance != 0 {
+		return o.fuseAt(ctx, s, o.assoc, pr, stderr)
+	}
+	var logs [2]bytes.Buffer
+	runs := [2]*fusedRun{}
+	assoc := o.assoc
+	for k := range runs {
+		r, err := o.fuseAt(ctx, s, assoc, pr, &logs[k])
+		if err != nil {
+			return nil, err
+		}
+		runs[k] = r
+		assoc.Tolerance = fusion.WiderTolerance * r.a.Tolerance
+	}
+	kept := 0
+	if runs[1].first.final.result.Clusters < runs[0].first.final.result.Clusters {
+		kept = 1
+	}
+	if _, err := io.Copy(stderr, &logs[kept]); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "choose   tolerance %.2f m and %.3g times it, %.2f m: %d and %d landmarks; the map of %.2f m kept (fewer landmarks; on a tie the first)\n",
+		runs[0].a.Tolerance, fusion.WiderTolerance, runs[1].a.Tolerance, runs[0].first.final.result.Clusters,
+		runs[1].first.final.result.Clusters, runs[kept].a.Tolerance)
+	return runs[kept], nil
 }
 
 // fuseAt associates s with assoc's options and fuses from it: every
