@@ -470,12 +470,13 @@ type frameScores struct {
 	PBar *float64 `json:"pbar"`
 }
 
-// runMethods runs every method and scores it; the first one must not be
-// skipped.
-func (o *fuseOptions) runMethods(ctx context.Context, s *localmap.Set, p *clear.Problem, pr *cmdline.Progress) ([]fuseRecord, []*fusion.Result, error) {
+// runMethods runs the methods o.methodList[from:to] and scores each;
+// the first of the list must not be skipped.
+func (o *fuseOptions) runMethods(ctx context.Context, s *localmap.Set, p *clear.Problem, pr *cmdline.Progress, from, to int) ([]fuseRecord, []*fusion.Result, error) {
 	var recs []fuseRecord
 	var results []*fusion.Result
-	for k, m := range o.methodList {
+	for k := from; k < to; k++ {
+		m := o.methodList[k]
 		status := func(done, total int) { pr.Status("fuse", done, total, m) }
 		r, err := fusion.Run(ctx, m, p, fusion.Options{MinCluster: o.minCluster, Seed: o.seed, Progress: status})
 		if err != nil {

@@ -7,36 +7,41 @@ import (
 	"io"
 	"time"
 
+	"github.com/clearmatch/clearmatch/clear"
 	"github.com/clearmatch/clearmatch/fusion"
 	"github.com/clearmatch/clearmatch/internal/cmdline"
 	"github.com/clearmatch/clearmatch/localmap"
 )
 
 // fusedRun is one association of the maps and what is fused from it: the
-// association, its time, the maps (robots placed in one frame by it),
-// every method's record and result, and the first method's map.
+// association, its time, the maps (robots placed in one frame by it) and
+// the problem the methods solve, their records and results, and the
+// first method's map.
 type fusedRun struct {
 	a            *fusion.Association
 	assocSeconds float64
 	s            *localmap.Set
+	p            *clear.Problem
 	recs         []fuseRecord
 	results      []*fusion.Result
 	first        *firstMap
 }
 
-// fuseTracked is fuseAt with fuse's options, and for tracked maps whose
-// tolerance was not given (-tolerance 0) also at fusion.WiderTolerance
-// times the automatic one: of the two maps the one of fewer landmarks
-// is kept (the first on a tie), and only its run speaks on stderr.
+// fuseTracked is fuseAt with fuse's options and methods, and for tracked
+// maps whose tolerance was not given (-tolerance 0) also at
+// fusion.WiderTolerance times the automatic one: the first method's two
+// maps are made, the one of fewer landmarks kept (the first on a tie),
+// and only then the other methods run, on its association; only its run
+// speaks on stderr.
 func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
 	if !o.tracks(s) || !o.reassociate || o.assoc.Tolerance != 0 {
-		return o.fuseAt(ctx, s, o.assoc, pr, stderr)
+		return o.fuseAt(ctx, s, o.assoc, len(o.methodList), pr, stderr)
 	}
 	var logs [2]bytes.Buffer
 	runs := [2]*fusedRun{}
 	assoc := o.assoc
 	for k := range runs {
-		r, err := o.fuseAt(ctx, s, assoc, pr, &logs[k])
+		r, err := o.fuseAt(ctx, s, assoc, 1, pr, &logs[k])
 		if err != nil {
 			return nil, err
 		}
@@ -53,13 +58,19 @@ func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdl
 	fmt.Fprintf(stderr, "choose   tolerance %.2f m and %.3g times it, %.2f m: %d and %d landmarks; the map of %.2f m kept (fewer landmarks; on a tie the first)\n",
 		runs[0].a.Tolerance, fusion.WiderTolerance, runs[1].a.Tolerance, runs[0].first.final.result.Clusters,
 		runs[1].first.final.result.Clusters, runs[kept].a.Tolerance)
-	return runs[kept], nil
+	r := runs[kept]
+	recs, results, err := o.runMethods(ctx, r.s, r.p, pr, 1, len(o.methodList))
+	if err != nil {
+		return nil, err
+	}
+	r.recs, r.results = append(r.recs, recs...), append(r.results, results...)
+	return r, nil
 }
 
-// fuseAt associates s with assoc's options and fuses from it: every
-// method's clusters, then the first method's map (fuseFirst). What it
-// does is said on stderr.
-func (o *fuseOptions) fuseAt(ctx context.Context, s *localmap.Set, assoc fusion.AssociateOptions, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
+// fuseAt associates s with assoc's options and fuses from it: the
+// clusters of the first methods of o.methodList (methods of them), then
+// the first method's map (fuseFirst). What it does is said on stderr.
+func (o *fuseOptions) fuseAt(ctx context.Context, s *localmap.Set, assoc fusion.AssociateOptions, methods int, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
 	t0 := time.Now()
 	a, err := fusion.Associate(ctx, s, assoc)
 	if err != nil {
@@ -123,7 +134,7 @@ func (o *fuseOptions) fuseAt(ctx context.Context, s *localmap.Set, assoc fusion.
 		placed = &est
 		fmt.Fprintf(stderr, "poses    none given: each map placed by the association's motions (%s)\n", cmdline.Plural(groups, "group"))
 	}
-	recs, results, err := o.runMethods(ctx, s, p, pr)
+	recs, results, err := o.runMethods(ctx, s, p, pr, 0, methods)
 	if err != nil {
 		return nil, err
 	}
@@ -131,5 +142,5 @@ func (o *fuseOptions) fuseAt(ctx context.Context, s *localmap.Set, assoc fusion.
 	if err != nil {
 		return nil, err
 	}
-	return &fusedRun{a: a, assocSeconds: assocSeconds, s: s, recs: recs, results: results, first: first}, nil
+	return &fusedRun{a: a, assocSeconds: assocSeconds, s: s, p: p, recs: recs, results: results, first: first}, nil
 }
