@@ -82,9 +82,7 @@ func RelocateEnds(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol,
 			continue
 		}
 		for _, k := range best.maps {
-			p := opt.Graph.Poses[k]
-			x, y := best.motion.Apply(p.X, p.Y)
-			out.Poses[k] = localmap.Pose{X: x, Y: y, Theta: p.Theta + best.motion.Theta}
+			out.Poses[k] = compose(best.motion, opt.Graph.Poses[k])
 			for g := first[k]; g < first[k+1]; g++ {
 				cluster[g] = best.cluster[g]
 			}
