@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/clearmatch/clearmatch/eval"
@@ -134,103 +135,144 @@ type endSearch struct {
 // landmarks are placed against the clusters its own component and frame
 // group's maps outside it observe: another frame's are no evidence.
 func (e *endSearch) try(run []int) *endRun {
-	s, r, opt, first, tol, radius := e.s, e.r, e.opt, e.first, e.tol, e.radius
-	inRun := map[int]bool{}
-	for _, k := range run {
-		inRun[k] = true
-	}
-	outside := map[int]bool{} // clusters observed by the run's frame outside it
-	for g, c := range r.Cluster {
-		if m := e.obsMap[g]; c >= 0 && c < len(opt.Graph.Landmarks) && !inRun[m] && e.key[m] == e.key[run[0]] {
-			outside[c] = true
-		}
-	}
-	var ids []int
-	for c := range outside {
-		ids = append(ids, c)
-	}
-	sort.Ints(ids)
-	marks := make([]geom.Point, len(ids))
-	for x, c := range ids {
-		marks[x] = geom.Point{X: opt.Graph.Landmarks[c][0], Y: opt.Graph.Landmarks[c][1]}
-	}
-	if len(marks) < 2 {
+	t := e.targets(run)
+	if len(t.marks) < 2 {
 		return nil
 	}
-	grid := geom.NewGrid(marks, max(radius, 1e-6))
-	var pts []geom.Point // the run's observations where opt puts them
-	var obs []int
-	for _, k := range run {
-		p := opt.Graph.Poses[k]
-		for j, l := range s.Maps[k].Landmarks {
-			x, y := p.Apply(l.X, l.Y)
-			pts = append(pts, geom.Point{X: x, Y: y})
-			obs = append(obs, first[k]+j)
-		}
-	}
-	explain := func(m localmap.Pose) int {
-		n := 0
-		for _, p := range pts {
-			x, y := m.Apply(p.X, p.Y)
-			found := false
-			grid.Near(x, y, radius, func(c int32) {
-				found = found || math.Hypot(marks[c].X-x, marks[c].Y-y) <= radius
-			})
-			if found {
-				n++
-			}
-		}
-		return n
-	}
-	current := explain(localmap.Pose{})
+	pts, obs := e.runPoints(run)
+	current := t.explain(pts, localmap.Pose{})
 	gain := max(EndGain, int(math.Ceil(EndShare*float64(len(pts)))))
 	if len(pts) < current+gain {
 		return nil
 	}
-	motions := endMotions(pts, marks, grid, tol)
-	bestN, best := -1, localmap.Pose{}
-	var counts []int
-	for _, m := range motions {
-		n := explain(m)
-		counts = append(counts, n)
-		if n > bestN {
-			bestN, best = n, m
-		}
-	}
-	if bestN < current+gain {
+	best, n, ok := t.bestMotion(pts, e.tol)
+	if !ok || n < current+gain {
 		return nil
 	}
-	for x, m := range motions {
-		if counts[x] == bestN && placedApart(pts, m, best, 2*tol) {
-			return nil // two motions explain as much: neither is known
-		}
-	}
-	moved := &endRun{maps: run, motion: best, gain: bestN - current, cluster: map[int]int{}}
+	moved := &endRun{maps: run, motion: best, gain: n - current, cluster: map[int]int{}}
 	for _, g := range obs {
 		moved.cluster[g] = -1
 	}
-	// each map's landmarks join the nearest outside cluster, closest first
 	start := 0
 	for _, k := range run {
-		n := len(s.Maps[k].Landmarks)
-		var pairs []near
-		for j := range n {
-			x, y := best.Apply(pts[start+j].X, pts[start+j].Y)
-			grid.Near(x, y, radius, func(c int32) {
-				if d := math.Hypot(marks[c].X-x, marks[c].Y-y); d <= radius {
-					pairs = append(pairs, near{a: j, b: int(c), d: d})
-				}
-			})
-		}
-		mark, _ := closestFirst(pairs, n)
-		for j, c := range mark {
+		m := len(e.s.Maps[k].Landmarks)
+		for j, c := range t.assign(pts[start:start+m], best) {
 			if c >= 0 {
-				moved.cluster[obs[start+j]] = ids[c]
+				moved.cluster[obs[start+j]] = c
 			}
 		}
-		start += n
+		start += m
 	}
 	return moved
+}
+
+// endTargets are the clusters a run is placed against: their ids, where
+// the optimized map puts them (marks, indexed by grid) and the radius
+// within which a landmark is explained by one.
+type endTargets struct {
+	ids    []int
+	marks  []geom.Point
+	grid   *geom.Grid
+	radius float64
+}
+
+// targets are the clusters that maps of run's component and frame group
+// outside run observe, in ascending order.
+func (e *endSearch) targets(run []int) endTargets {
+	inRun := map[int]bool{}
+	for _, k := range run {
+		inRun[k] = true
+	}
+	outside := map[int]bool{}
+	for g, c := range e.r.Cluster {
+		if m := e.obsMap[g]; c >= 0 && c < len(e.opt.Graph.Landmarks) && !inRun[m] && e.key[m] == e.key[run[0]] {
+			outside[c] = true
+		}
+	}
+	t := endTargets{radius: e.radius}
+	for c := range outside {
+		t.ids = append(t.ids, c)
+	}
+	sort.Ints(t.ids)
+	for _, c := range t.ids {
+		t.marks = append(t.marks, geom.Point{X: e.opt.Graph.Landmarks[c][0], Y: e.opt.Graph.Landmarks[c][1]})
+	}
+	if len(t.marks) >= 2 {
+		t.grid = geom.NewGrid(t.marks, max(e.radius, 1e-6))
+	}
+	return t
+}
+
+// runPoints are run's observations where the optimized poses put them,
+// and their observation numbers.
+func (e *endSearch) runPoints(run []int) (pts []geom.Point, obs []int) {
+	for _, k := range run {
+		p := e.opt.Graph.Poses[k]
+		for j, l := range e.s.Maps[k].Landmarks {
+			x, y := p.Apply(l.X, l.Y)
+			pts = append(pts, geom.Point{X: x, Y: y})
+			obs = append(obs, e.first[k]+j)
+		}
+	}
+	return pts, obs
+}
+
+// explain counts the pts that m lays within the radius of a target.
+func (t endTargets) explain(pts []geom.Point, m localmap.Pose) int {
+	n := 0
+	for _, p := range pts {
+		x, y := m.Apply(p.X, p.Y)
+		found := false
+		t.grid.Near(x, y, t.radius, func(c int32) {
+			found = found || math.Hypot(t.marks[c].X-x, t.marks[c].Y-y) <= t.radius
+		})
+		if found {
+			n++
+		}
+	}
+	return n
+}
+
+// bestMotion is the motion of endMotions that explains the most pts and
+// how many; not ok when another placed apart explains as many, as then
+// neither is known.
+func (t endTargets) bestMotion(pts []geom.Point, tol float64) (best localmap.Pose, n int, ok bool) {
+	motions := endMotions(pts, t.marks, t.grid, tol)
+	n = -1
+	counts := make([]int, len(motions))
+	for x, m := range motions {
+		if counts[x] = t.explain(pts, m); counts[x] > n {
+			n, best = counts[x], m
+		}
+	}
+	for x, m := range motions {
+		if counts[x] == n && placedApart(pts, m, best, 2*tol) {
+			return best, n, false
+		}
+	}
+	return best, n, true
+}
+
+// assign is the target cluster each of one map's pts joins once moved by
+// m (−1 for none): the nearest within the radius, closest first.
+func (t endTargets) assign(pts []geom.Point, m localmap.Pose) []int {
+	var pairs []near
+	for j, p := range pts {
+		x, y := m.Apply(p.X, p.Y)
+		t.grid.Near(x, y, t.radius, func(c int32) {
+			if d := math.Hypot(t.marks[c].X-x, t.marks[c].Y-y); d <= t.radius {
+				pairs = append(pairs, near{a: j, b: int(c), d: d})
+			}
+		})
+	}
+	mark, _ := closestFirst(pairs, len(pts))
+	out := slices.Repeat([]int{-1}, len(pts))
+	for j, c := range mark {
+		if c >= 0 {
+			out[j] = t.ids[c]
+		}
+	}
+	return out
 }
 
 // endMotions is every motion (turning EndTurn at most) that two of pts
