@@ -11,8 +11,12 @@
 #   (precision >= 0.97 and recall >= 0.6) and the mean P, R and F1.
 #   NOISE scales the range, bearing, turn-rate and speed noise (default
 #   1; 1.2 gives maps that fit each other about as loosely as the
-#   held-out lab's). Extra arguments go to fuse (e.g. -track=false).
-# Usage: SEEDS="1 2 3" TOGETHER=1 NOISE=1.2 scripts/bench-rooms.sh [FUSE FLAGS]
+#   held-out lab's). STARTS (default 0) lists offsets in seconds: each
+#   run is repeated with its windows cut that much later (fuse -start),
+#   grouped by offset. Which scan falls in which window is arbitrary, and
+#   the offsets show how far a figure moves with it: a rule read off one
+#   cut can be fitted to it. Extra arguments go to fuse (e.g. -track=false).
+# Usage: SEEDS="1 2 3" TOGETHER=1 NOISE=1.2 STARTS="0 1 2" scripts/bench-rooms.sh [FUSE FLAGS]
 set -euo pipefail
 cm=${CLEARMATCH:-./clearmatch}
 [ -x "$cm" ] || { echo "bench-rooms.sh: $cm: build it first (make build) or set CLEARMATCH" >&2; exit 2; }
@@ -27,12 +31,16 @@ for seed in ${SEEDS:-1 2 3 4 5 6 7 8 9 10}; do
 	room="$work/room$seed"
 	"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 -spurious 1e-9 \
 		-range-noise "$rn" -bearing-noise "$bn" -turn-noise "$tn" -speed-noise "$sn" -landmark-gap 1.2 -out "$room" > /dev/null
-	for r in 1 2 3 4 5; do
-		echo "alone seed $seed robot $r $("$cm" fuse "$room/robot-$r" -window 30 -skip-empty -merge-by-truth "$@" -out "$room-$r" 2>/dev/null | scores)"
+	for start in ${STARTS:-0}; do
+		tag="" cut=()
+		if [ "$start" != 0 ]; then tag="start $start " cut=(-start "$start"); fi
+		for r in 1 2 3 4 5; do
+			echo "alone ${tag}seed $seed robot $r $("$cm" fuse "$room/robot-$r" -window 30 -skip-empty -merge-by-truth "${cut[@]}" "$@" -out "$room-$start-$r" 2>/dev/null | scores)"
+		done
+		if [ "${TOGETHER:-0}" = 1 ]; then
+			echo "together ${tag}seed $seed $("$cm" fuse "$room"/robot-{1,2,3,4,5} -window 30 -skip-empty -merge-by-truth "${cut[@]}" "$@" -out "$room-$start-all" 2>/dev/null | scores)"
+		fi
 	done
-	if [ "${TOGETHER:-0}" = 1 ]; then
-		echo "together seed $seed $("$cm" fuse "$room"/robot-{1,2,3,4,5} -window 30 -skip-empty -merge-by-truth "$@" -out "$room-all" 2>/dev/null | scores)"
-	fi
 done | tee "$work/runs"
-awk '{g=$1; p=$(NF-2); r=$(NF-1); f=$NF; n[g]++; P[g]+=p; R[g]+=r; F[g]+=f; if (p >= 0.97 && r >= 0.6) m[g]++}
-	END {for (g in n) printf "%-8s %d runs, %d meet P >= 0.97 and R >= 0.6; mean P %.3f, R %.3f, F1 %.3f\n", g, n[g], m[g], P[g]/n[g], R[g]/n[g], F[g]/n[g]}' "$work/runs" | sort
+awk '{g=$1; if ($2 == "start") g=g" start "$3; p=$(NF-2); r=$(NF-1); f=$NF; n[g]++; P[g]+=p; R[g]+=r; F[g]+=f; if (p >= 0.97 && r >= 0.6) m[g]++}
+	END {for (g in n) printf "%-16s %d runs, %d meet P >= 0.97 and R >= 0.6; mean P %.3f, R %.3f, F1 %.3f\n", g, n[g], m[g], P[g]/n[g], R[g]/n[g], F[g]/n[g]}' "$work/runs" | sort
