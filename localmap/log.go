@@ -49,7 +49,9 @@ var (
 // from time, range, bearing, truth and - (ignored); columns after the
 // named ones are ignored. Fields are separated by spaces, tabs or commas;
 // lines starting with # and a first line that is not numbers (a header)
-// are skipped. Times must not decrease; errors name the file and line.
+// are skipped, but a detections header naming a column the columns name
+// otherwise is refused (checkHeader). Times must not decrease; errors
+// name the file and line.
 func ReadLog(dir, columns string) (*Log, error) {
 	odo, err := FindFile(dir, OdometryFiles)
 	if err != nil {
@@ -70,7 +72,7 @@ func ReadLogFiles(odo, det, columns string) (*Log, error) {
 		return nil, err
 	}
 	l := &Log{DetectionsFile: det}
-	err = readLines(odo, 3, func(line int, f []string) error {
+	err = readLines(odo, 3, nil, func(line int, f []string) error {
 		v, err := numbers(f[:3])
 		if err != nil {
 			return err
@@ -84,7 +86,7 @@ func ReadLogFiles(odo, det, columns string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = readLines(det, len(cols), func(line int, f []string) error {
+	err = readLines(det, len(cols), func(_ int, f []string) error { return checkHeader(cols, f) }, func(line int, f []string) error {
 		d, err := parseDetection(cols, f)
 		if err != nil {
 			return err
@@ -131,6 +133,24 @@ func detectionColumns(columns string) ([]string, error) {
 	return cols, nil
 }
 
+// checkHeader refuses a detections header that names, where the columns
+// name time, range, bearing or truth, another of those four: the columns
+// (a manifest's or the flag's) then misread the file, range as bearing
+// or the like, and every map would be wrong without a word. Other names
+// say nothing and pass.
+func checkHeader(cols, f []string) error {
+	for i := range min(len(cols), len(f)) {
+		h := strings.ToLower(strings.TrimSpace(f[i]))
+		switch h {
+		case "time", "range", "bearing", "truth":
+			if cols[i] != "-" && cols[i] != h {
+				return fmt.Errorf("column %d is %q in the header but %q in the detection columns %s (-columns or the log's manifest)", i+1, f[i], cols[i], strings.Join(cols, ","))
+			}
+		}
+	}
+	return nil
+}
+
 func parseDetection(cols, f []string) (Detection, error) {
 	var d Detection
 	for i, c := range cols {
@@ -171,8 +191,9 @@ func FindFile(dir string, names []string) (string, error) {
 }
 
 // readLines calls fn with the fields of every data line of a text file
-// (at least minFields each), its error prefixed with "path:line: ".
-func readLines(path string, minFields int, fn func(line int, f []string) error) error {
+// (at least minFields each), and header, when not nil, with those of its
+// header line; their errors prefixed with "path:line: ".
+func readLines(path string, minFields int, header, fn func(line int, f []string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -192,6 +213,11 @@ func readLines(path string, minFields int, fn func(line int, f []string) error) 
 			return fmt.Errorf("%s:%d: no fields, only separators", path, n)
 		}
 		if data == 0 && !numeric(fields[0]) {
+			if header != nil {
+				if err := header(n, fields); err != nil {
+					return fmt.Errorf("%s:%d: %w", path, n, err)
+				}
+			}
 			continue // a header line
 		}
 		data++

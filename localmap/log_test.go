@@ -220,3 +220,27 @@ func TestMergeByTruth(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHeader: a detections header is refused only where it names
+// one of time, range, bearing and truth at a column the columns name
+// otherwise; other names, ignored columns and no header pass.
+func TestCheckHeader(t *testing.T) {
+	cols := []string{"time", "range", "bearing", "-", "truth"}
+	for _, tc := range []struct {
+		header string
+		ok     bool
+	}{
+		{"time,range,bearing,x,truth", true},
+		{"Time,Range,Bearing", true},
+		{"stamp,r,phi,id,tag", true},
+		{"time,range,bearing,truth,id", true}, // an ignored column may be named anything
+		{"time,bearing,range,x,truth", false},
+		{"time,range,bearing,x,range", false},
+		{"range", false},
+	} {
+		err := checkHeader(cols, strings.Split(tc.header, ","))
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: %v, want ok %v", tc.header, err, tc.ok)
+		}
+	}
+}

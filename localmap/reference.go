@@ -20,7 +20,7 @@ var ReferenceFiles = []string{"gps.csv", "gps.txt", "gps.dat"}
 // Times must not decrease; errors name the file and line.
 func ReadReference(path string) ([]Fix, error) {
 	var out []Fix
-	err := readLines(path, 3, func(_ int, f []string) error {
+	err := readLines(path, 3, nil, func(_ int, f []string) error {
 		v, err := numbers(f[:3])
 		if err != nil {
 			return err

@@ -161,6 +161,7 @@ func TestFuseBadInput(t *testing.T) {
 		{"duplicate landmark", []string{write("dup.csv", "map,landmark,x,y\n0,a,1,2\n0,a,3,4\n")}, "dup.csv:3"},
 		{"non-monotonic time", []string{badLog("backwards", "0,1,0\n2,1,0\n1,1,0\n", "0 5 0\n")}, "odometry.csv:3: time 1"},
 		{"NaN range", []string{badLog("nanrange", "0,1,0\n", "0 5 0\n1 NaN 0\n")}, "detections.csv:2: range"},
+		{"a header against the columns", []string{badLog("swapped", "0,1,0\n", "time,bearing,range\n0 0.1 5\n")}, "detections.csv:1: column 2 is \"bearing\" in the header but \"range\""},
 		{"merge by truth without one", []string{badLog("notruth", "0,1,0\n", "0 5 0\n"), "-merge-by-truth"}, "no detection has a truth"},
 		{"merge by truth and radius", []string{logDir, "-merge-by-truth", "-merge-radius", "0.5"}, "choose one"},
 		{"empty window", []string{badLog("gap", "0,1,0\n100,1,0\n", "0 5 0\n0 6 1\n90 5 0\n"), "-window", "20"}, "no detection from 20"},
