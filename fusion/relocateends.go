@@ -197,9 +197,7 @@ func (e *endSearch) targets(run []int) endTargets {
 	for _, c := range t.ids {
 		t.marks = append(t.marks, geom.Point{X: e.opt.Graph.Landmarks[c][0], Y: e.opt.Graph.Landmarks[c][1]})
 	}
-	if len(t.marks) >= 2 {
-		t.grid = geom.NewGrid(t.marks, max(e.radius, 1e-6))
-	}
+	t.grid = geom.NewGrid(t.marks, max(e.radius, 1e-6))
 	return t
 }
 
