@@ -394,6 +394,26 @@ func TestFuseTeamJoined(t *testing.T) {
 	}
 }
 
+// TestKeptMap: of a tracked map's two tolerances, the map of fewer
+// landmarks is written; on a tie the one settling realigned fewer maps
+// of, then the automatic one.
+func TestKeptMap(t *testing.T) {
+	for _, tc := range []struct {
+		clusters, realigned [2]int
+		want                int
+	}{
+		{[2]int{15, 17}, [2]int{20, 0}, 0}, // fewer landmarks, realigned or not
+		{[2]int{18, 15}, [2]int{0, 20}, 1},
+		{[2]int{15, 15}, [2]int{23, 0}, 1}, // a tie: fewer maps realigned
+		{[2]int{15, 15}, [2]int{0, 14}, 0},
+		{[2]int{15, 15}, [2]int{14, 14}, 0}, // then the first
+	} {
+		if got := keptMap(tc.clusters, tc.realigned); got != tc.want {
+			t.Errorf("keptMap(%v, %v) = %d, want %d", tc.clusters, tc.realigned, got, tc.want)
+		}
+	}
+}
+
 // TestFuseTrackedTolerances: a tracked map is made at the automatic
 // tolerance and at fusion.WiderTolerance times it, and the map of fewer
 // landmarks is the one written (in seed 1's room the automatic one's,

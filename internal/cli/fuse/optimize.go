@@ -150,13 +150,15 @@ func (o *fuseOptions) verifyLong(ctx context.Context, s *localmap.Set, in *fusio
 }
 
 // firstMap is fuseFirst's result: the map fuse writes, the maps it
-// optimized by record, and the placement and model it ends in (a join
-// moves robots into one frame).
+// optimized by record, the placement and model it ends in (a join moves
+// robots into one frame), and how many maps settling moved as half a
+// robot's (fusion.RealignSplit).
 type firstMap struct {
-	final    *fusedMap
-	byRecord map[int]*fusedMap
-	placed   *localmap.Set
-	model    mapModel
+	final     *fusedMap
+	byRecord  map[int]*fusedMap
+	placed    *localmap.Set
+	model     mapModel
+	realigned int
 }
 
 // fuseFirst is the map fuse writes: the first method's, optimized, then
@@ -230,14 +232,16 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 // tolerances in its optimized frame and optimizes it, from where it was;
 // where that changes nothing or comes back to clusters it had left, it
 // relocates the maps a placement of their own explains better
-// (fusion.Relocate), else a robot's end maps (fusion.RelocateEnds), and
-// optimizes from there; until nothing changes, the clusters come back to
+// (fusion.Relocate), else a robot's end maps (fusion.RelocateEnds), else
+// half a robot's maps where its two halves align (fusion.RealignSplit),
+// and optimizes from there; until nothing changes, the clusters come back to
 // an earlier round's, or fusion.SettleRounds have run. f then holds the
 // last map optimized. For tracked maps only (fusion's settle.go). what,
 // when not empty, says which map it settles on stderr.
 func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stderr io.Writer) error {
 	radius := fusion.SettleRadius * f.model.tol
 	start, rounds, moved, how := f.final.result.Clusters, 0, 0, "still changing at the last"
+	inHalves := 0 // maps moved as half a robot's (fusion.RealignSplit)
 	seen := []*fusion.Result{f.final.result}
 	seenBefore := func(r *fusion.Result) bool {
 		return slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) })
@@ -254,6 +258,10 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 			rel := fusion.Relocate(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster)
 			if rel.Maps == 0 {
 				rel = fusion.RelocateEnds(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster)
+			}
+			if rel.Maps == 0 {
+				rel = fusion.RealignSplit(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster)
+				inHalves += rel.Maps
 			}
 			if rel.Maps == 0 {
 				how = "until nothing changed"
@@ -285,8 +293,13 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 	if what != "" {
 		what = "(" + what + ") "
 	}
-	fmt.Fprintf(stderr, "settle   %sassociated again within %.2f m (%.3g tolerances) and optimized, %s relocated: %s %s, %d clusters → %d\n",
-		what, radius, fusion.SettleRadius, cmdline.Plural(moved, "map"), cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
+	f.realigned += inHalves
+	relocated := cmdline.Plural(moved, "map") + " relocated"
+	if inHalves > 0 {
+		relocated += fmt.Sprintf(" (%d of them as half a robot's maps)", inHalves)
+	}
+	fmt.Fprintf(stderr, "settle   %sassociated again within %.2f m (%.3g tolerances) and optimized, %s: %s %s, %d clusters → %d\n",
+		what, radius, fusion.SettleRadius, relocated, cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
 	return nil
 }
 
@@ -320,7 +333,7 @@ func (o *fuseOptions) joinRobots(ctx context.Context, f *firstMap, stderr io.Wri
 		return nil, nil
 	}
 	again.seconds += m.seconds
-	return &firstMap{final: again, byRecord: map[int]*fusedMap{0: f.byRecord[0], 1: again}, placed: &placed, model: model}, nil
+	return &firstMap{final: again, byRecord: map[int]*fusedMap{0: f.byRecord[0], 1: again}, placed: &placed, model: model, realigned: f.realigned}, nil
 }
 
 // methodPaths scores against ref the trajectory each method's own map

@@ -30,9 +30,8 @@ type fusedRun struct {
 // fuseTracked is fuseAt with fuse's options and methods, and for tracked
 // maps whose tolerance was not given (-tolerance 0) also at
 // fusion.WiderTolerance times the automatic one: the first method's two
-// maps are made, the one of fewer landmarks kept (the first on a tie),
-// and only then the other methods run, on its association; only its run
-// speaks on stderr.
+// maps are made, the one keptMap picks kept, and only then the other
+// methods run, on its association; only its run speaks on stderr.
 func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
 	if !o.tracks(s) || !o.reassociate || o.assoc.Tolerance != 0 {
 		return o.fuseAt(ctx, s, o.assoc, len(o.methodList), pr, stderr)
@@ -48,16 +47,14 @@ func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdl
 		runs[k] = r
 		assoc.Tolerance = fusion.WiderTolerance * r.a.Tolerance
 	}
-	kept := 0
-	if runs[1].first.final.result.Clusters < runs[0].first.final.result.Clusters {
-		kept = 1
-	}
+	clusters := [2]int{runs[0].first.final.result.Clusters, runs[1].first.final.result.Clusters}
+	realigned := [2]int{runs[0].first.realigned, runs[1].first.realigned}
+	kept := keptMap(clusters, realigned)
 	if _, err := io.Copy(stderr, &logs[kept]); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "choose   tolerance %.2f m and %.3g times it, %.2f m: %d and %d landmarks; the map of %.2f m kept (fewer landmarks; on a tie the first)\n",
-		runs[0].a.Tolerance, fusion.WiderTolerance, runs[1].a.Tolerance, runs[0].first.final.result.Clusters,
-		runs[1].first.final.result.Clusters, runs[kept].a.Tolerance)
+	fmt.Fprintf(stderr, "choose   tolerance %.2f m and %.3g times it, %.2f m: %d and %d landmarks; the map of %.2f m kept (fewer landmarks; on a tie fewer maps realigned, then the first)\n",
+		runs[0].a.Tolerance, fusion.WiderTolerance, runs[1].a.Tolerance, clusters[0], clusters[1], runs[kept].a.Tolerance)
 	r := runs[kept]
 	recs, results, err := o.runMethods(ctx, r.s, r.p, pr, 1, len(o.methodList))
 	if err != nil {
@@ -143,4 +140,16 @@ func (o *fuseOptions) fuseAt(ctx context.Context, s *localmap.Set, assoc fusion.
 		return nil, err
 	}
 	return &fusedRun{a: a, assocSeconds: assocSeconds, s: s, p: p, recs: recs, results: results, first: first}, nil
+}
+
+// keptMap is which of two maps of the same observations, of clusters
+// landmarks, fuse writes: the one of fewer landmarks (where tracking lost
+// a robot, its landmarks come out again in clusters of their own); on a
+// tie the one settling moved fewer maps of as half a robot's (realigned;
+// the maps by the split are left partly wrong), then the first.
+func keptMap(clusters, realigned [2]int) int {
+	if clusters[1] < clusters[0] || clusters[1] == clusters[0] && realigned[1] < realigned[0] {
+		return 1
+	}
+	return 0
 }
