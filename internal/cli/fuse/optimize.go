@@ -202,7 +202,7 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 		// Each robot's map settled apart is its best: the join aligns
 		// those (docs/decisions.md, "Settling before the join").
 		if o.tracks(s) {
-			if err := o.settle(ctx, out, "each robot apart", stderr); err != nil {
+			if err := o.settleApart(ctx, out, stderr); err != nil {
 				return nil, err
 			}
 		}
