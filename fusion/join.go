@@ -100,7 +100,7 @@ type pieceMap struct {
 func pieceLandmarks(s *localmap.Set, r *Result, opt *Optimized, piece []int, pieces int, apart float64) (clusterPiece []int, out []pieceMap) {
 	clusterPiece = make([]int, r.Clusters)
 	maps := make([]map[int]bool, r.Clusters)
-	for g, m := range observationMaps(s) {
+	for g, m := range ObservationMaps(s) {
 		if c := r.Cluster[g]; c >= 0 {
 			if maps[c] == nil {
 				maps[c] = map[int]bool{}

@@ -71,7 +71,7 @@ type split struct {
 func RealignSplit(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Relocated {
 	key := frameKeys(opt, frames)
 	at := Positions(&localmap.Set{Maps: s.Maps, Poses: opt.Graph.Poses})
-	obsMap := observationMaps(s)
+	obsMap := ObservationMaps(s)
 	byMap := make([][]int, len(s.Maps)) // each map's observations
 	for g, m := range obsMap {
 		byMap[m] = append(byMap[m], g)

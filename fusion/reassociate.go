@@ -31,7 +31,7 @@ const ReassociatedSuffix = "+reassociated"
 func Reassociate(s *localmap.Set, r *Result, opt *Optimized, frames []int, radius float64, minCluster int) *Result {
 	marks := opt.Graph.Landmarks
 	component := frameKeys(opt, frames)
-	obsMap := observationMaps(s)
+	obsMap := ObservationMaps(s)
 	at := Positions(&localmap.Set{Maps: s.Maps, Poses: opt.Graph.Poses})
 	cluster := append([]int(nil), r.Cluster...)
 	for g, c := range cluster {
@@ -274,14 +274,15 @@ func WithinFrames(s *localmap.Set, r *Result, frames []int) *Result {
 		return r
 	}
 	cluster := append([]int(nil), r.Cluster...)
-	keepMajorityFrame(cluster, observationMaps(s), frames, r.Clusters)
+	keepMajorityFrame(cluster, ObservationMaps(s), frames, r.Clusters)
 	out := &Result{Method: r.Method, Seconds: r.Seconds}
 	out.Cluster, out.Clusters = renumber(cluster)
 	return out
 }
 
-// observationMaps is each observation's map (global indices).
-func observationMaps(s *localmap.Set) []int {
+// ObservationMaps is each of s's observations' map, in order (maps, then
+// each map's landmarks: the observations' numbers in a Result).
+func ObservationMaps(s *localmap.Set) []int {
 	var out []int
 	for k, m := range s.Maps {
 		for range m.Landmarks {

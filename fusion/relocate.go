@@ -69,7 +69,7 @@ func Relocate(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, rad
 		marks[c] = geom.Point{X: m[0], Y: m[1]}
 	}
 	key := frameKeys(opt, frames)
-	obsMap := observationMaps(s)
+	obsMap := ObservationMaps(s)
 	clusterKey := make([]int, len(marks))
 	for g, c := range r.Cluster {
 		if c >= 0 && c < len(marks) {

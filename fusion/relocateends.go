@@ -67,7 +67,7 @@ func RelocateEnds(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol,
 	}
 	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
 	cluster := append([]int(nil), r.Cluster...)
-	search := &endSearch{s: s, r: r, opt: opt, first: first, obsMap: observationMaps(s), key: key, tol: tol, radius: radius}
+	search := &endSearch{s: s, r: r, opt: opt, first: first, obsMap: ObservationMaps(s), key: key, tol: tol, radius: radius}
 	for _, chain := range robotChains(s) {
 		var best *endRun
 		for _, run := range endRuns(chain) {

@@ -21,7 +21,7 @@ func (o *fuseOptions) settleApart(ctx context.Context, f *firstMap, stderr io.Wr
 	if len(groups) < 2 {
 		return o.settle(ctx, f, "each robot apart", stderr)
 	}
-	obsMap := observationMapsOf(f.placed)
+	obsMap := fusion.ObservationMaps(f.placed)
 	cluster := make([]int, len(obsMap))
 	poses := slices.Clone(f.final.opt.Graph.Poses)
 	clusters, realigned := 0, 0
@@ -138,15 +138,4 @@ func subSet(s *localmap.Set, maps []int, obsMap []int) (*localmap.Set, []int) {
 		}
 	}
 	return sub, obs
-}
-
-// observationMapsOf is each of s's observations' map, in order.
-func observationMapsOf(s *localmap.Set) []int {
-	var out []int
-	for k, m := range s.Maps {
-		for range m.Landmarks {
-			out = append(out, k)
-		}
-	}
-	return out
 }

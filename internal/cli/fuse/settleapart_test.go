@@ -33,7 +33,7 @@ func TestSubSet(t *testing.T) {
 		Robots: []string{"r1", "r2", "r1"},
 		Times:  []float64{0, 30, 60},
 	}
-	sub, obs := subSet(s, []int{0, 2}, observationMapsOf(s))
+	sub, obs := subSet(s, []int{0, 2}, fusion.ObservationMaps(s))
 	if len(sub.Maps) != 2 || sub.Maps[1].Name != "c" || sub.Poses[1].X != 3 || sub.Robots[1] != "r1" || sub.Times[1] != 60 {
 		t.Errorf("subSet: %+v", sub)
 	}
