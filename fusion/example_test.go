@@ -83,3 +83,38 @@ func ExampleJoinFrames() {
 	fmt.Printf("robots placed by their map pairs in %d frames, by their maps in %d\n", groups, j.Groups)
 	// Output: robots placed by their map pairs in 3 frames, by their maps in 1
 }
+
+// One robot's fourteen maps of a room of ten landmarks, each map at the
+// origin seeing five of them, but the optimizer left the last seven
+// turned by 0.5 rad about (2, 2) in clusters of their own: the robot's
+// map twice. RealignSplit moves them back, and the observations of each
+// landmark come out in one cluster.
+func ExampleRealignSplit() {
+	world := [][2]float64{{1.6, 0.8}, {3.3, 0.4}, {2.7, 1.8}, {0.3, 2.5}, {0.3, 0.5}, {2.1, 4.1}, {4.9, 0.2}, {4.3, 1.4}, {1.6, 2.9}, {4, 3.5}}
+	turn := localmap.Pose{Theta: 0.5}
+	turn.X, turn.Y = 2-(math.Cos(0.5)*2-math.Sin(0.5)*2), 2-(math.Sin(0.5)*2+math.Cos(0.5)*2)
+	s := &localmap.Set{}
+	r := &fusion.Result{Clusters: 2 * len(world)}
+	g := &fusion.PoseGraph{Poses: make([]localmap.Pose, 14), Landmarks: make([][2]float64, 2*len(world))}
+	for id, p := range world {
+		g.Landmarks[id] = p
+		g.Landmarks[len(world)+id][0], g.Landmarks[len(world)+id][1] = turn.Apply(p[0], p[1])
+	}
+	for k := range 14 {
+		m := localmap.Map{Name: fmt.Sprint(k)}
+		for j := range 5 {
+			id := (3*k + 2*j) % len(world)
+			m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: world[id][0], Y: world[id][1]})
+			c := id
+			if k >= 7 {
+				c, g.Poses[k] = len(world)+id, turn
+			}
+			r.Cluster = append(r.Cluster, c)
+		}
+		s.Maps = append(s.Maps, m)
+	}
+	opt := &fusion.Optimized{Graph: g, Component: make([]int, 14)}
+	moved := fusion.RealignSplit(s, r, opt, nil, 0.4, 0.6, 2)
+	fmt.Printf("%d maps moved; %d clusters → %d\n", moved.Maps, r.Clusters, moved.Result.Clusters)
+	// Output: 7 maps moved; 20 clusters → 10
+}
