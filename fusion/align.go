@@ -121,18 +121,23 @@ func countFits(a, b *mapIndex, h *alignment, tol float64, beat int) int {
 		if n+len(b.pts)-j <= beat {
 			return n
 		}
-		q := h.apply(p)
-		hit := false
-		a.grid.Near(q.X, q.Y, tol, func(k int32) {
-			if !hit && math.Hypot(a.pts[k].X-q.X, a.pts[k].Y-q.Y) <= tol && math.Abs(a.z[k]-b.z[j]) <= tol {
-				hit = true
-			}
-		})
-		if hit {
+		if a.within(h.apply(p), b.z[j], tol) {
 			n++
 		}
 	}
 	return n
+}
+
+// within reports whether one of x's landmarks lies within tol of q (and
+// of height z).
+func (x *mapIndex) within(q geom.Point, z, tol float64) bool {
+	hit := false
+	x.grid.Near(q.X, q.Y, tol, func(k int32) {
+		if !hit && math.Hypot(x.pts[k].X-q.X, x.pts[k].Y-q.Y) <= tol && math.Abs(x.z[k]-z) <= tol {
+			hit = true
+		}
+	})
+	return hit
 }
 
 // pairUp returns the pairings within tol under h, one-to-one, nearest

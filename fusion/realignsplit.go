@@ -71,18 +71,14 @@ type split struct {
 func RealignSplit(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Relocated {
 	key := frameKeys(opt, frames)
 	at := Positions(&localmap.Set{Maps: s.Maps, Poses: opt.Graph.Poses})
-	obsMap := ObservationMaps(s)
-	byMap := make([][]int, len(s.Maps)) // each map's observations
-	for g, m := range obsMap {
-		byMap[m] = append(byMap[m], g)
-	}
+	obsMap, first := ObservationMaps(s), observationStarts(s)
 	out := &Relocated{Result: r, Poses: slices.Clone(opt.Graph.Poses)}
 	movedMap := make([]bool, len(s.Maps))
 	for _, chain := range robotChains(s) {
 		if len(chain) < 2*SplitMaps || !sameKey(chain, key) {
 			continue
 		}
-		sp, ok := bestSplit(chain, byMap, r.Cluster, at, tol)
+		sp, ok := bestSplit(chain, first, r.Cluster, at, tol)
 		if !ok {
 			continue
 		}
@@ -105,26 +101,24 @@ func RealignSplit(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol,
 
 // bestSplit is the split of chain RealignSplit takes, and whether there
 // is one.
-func bestSplit(chain []int, byMap [][]int, cluster []int, at [][2]float64, tol float64) (split, bool) {
+func bestSplit(chain, first, cluster []int, at [][2]float64, tol float64) (split, bool) {
 	best, found := split{}, false
 	for b := SplitMaps; b <= len(chain)-SplitMaps; b++ {
-		early, late := newSplitHalf(chain[:b], byMap, cluster, at, tol), newSplitHalf(chain[b:], byMap, cluster, at, tol)
-		if len(early.pts) < 3 || len(late.pts) < 3 {
-			continue
-		}
-		al := alignByEdges(early.idx, late.idx, tol)
-		var here alignment // the halves where they lie
-		if len(al.matches)-countFits(early.idx, late.idx, &here, tol, 0) < SplitGain ||
-			float64(len(al.matches)) < SplitShare*float64(min(len(early.pts), len(late.pts))) || !movesApart(late.pts, &al, &here, 2*tol) ||
-			float64(len(al.matches)) < joinUnique*float64(al.runnerUp) ||
-			chanceAlignments(al, early.pts, len(late.pts), tol) >= math.Log(joinFalseAlarms) {
+		early, late := newSplitHalf(chain[:b], first, cluster, at, tol), newSplitHalf(chain[b:], first, cluster, at, tol)
+		al, ok := alignHalves(early, late, tol)
+		if !ok {
 			continue
 		}
 		gain := 0
 		for _, m := range chain[b:] {
-			for _, g := range byMap[m] {
+			for g := first[m]; g < first[m+1]; g++ {
 				p := geom.Point{X: at[g][0], Y: at[g][1]}
-				gain += early.near(al.apply(p), tol) - early.near(p, tol)
+				if early.idx.within(al.apply(p), 0, tol) {
+					gain++
+				}
+				if early.idx.within(p, 0, tol) {
+					gain--
+				}
 			}
 		}
 		if !found || gain > best.gain {
@@ -134,9 +128,30 @@ func bestSplit(chain []int, byMap [][]int, cluster []int, at [][2]float64, tol f
 	return best, found
 }
 
+// alignHalves is the motion that lays late on early (alignByEdges) and
+// whether RealignSplit may take it: it pairs SplitGain more landmarks
+// than lie together where they are and SplitShare of the smaller half's,
+// moves a landmark over two tolerances, and passes the join's chance
+// and uniqueness tests.
+func alignHalves(early, late splitHalf, tol float64) (alignment, bool) {
+	if len(early.pts) < 3 || len(late.pts) < 3 {
+		return alignment{}, false
+	}
+	al := alignByEdges(early.idx, late.idx, tol)
+	var here alignment // the halves where they lie
+	n := float64(len(al.matches))
+	ok := len(al.matches)-countFits(early.idx, late.idx, &here, tol, 0) >= SplitGain &&
+		n >= SplitShare*float64(min(len(early.pts), len(late.pts))) &&
+		movesApart(late.pts, &al, &here, 2*tol) &&
+		n >= joinUnique*float64(al.runnerUp) &&
+		chanceAlignments(al, early.pts, len(late.pts), tol) < math.Log(joinFalseAlarms)
+	return al, ok
+}
+
 // newSplitHalf is the half of a robot made of maps (their observations
-// byMap, each in a cluster or none, at its position at).
-func newSplitHalf(maps []int, byMap [][]int, cluster []int, at [][2]float64, tol float64) splitHalf {
+// first[m] to first[m+1]−1, each in a cluster or none, at its position
+// at).
+func newSplitHalf(maps, first, cluster []int, at [][2]float64, tol float64) splitHalf {
 	type sum struct {
 		x, y float64
 		n    int
@@ -146,7 +161,7 @@ func newSplitHalf(maps []int, byMap [][]int, cluster []int, at [][2]float64, tol
 	var order []int
 	for _, m := range maps {
 		seen := map[int]bool{}
-		for _, g := range byMap[m] {
+		for g := first[m]; g < first[m+1]; g++ {
 			c := cluster[g]
 			if c < 0 {
 				continue
@@ -209,15 +224,4 @@ func movedOptimized(opt *Optimized, poses []localmap.Pose, r *Result, obsMap []i
 	out := *opt
 	out.Graph = &g
 	return &out
-}
-
-// near is 1 when one of h's landmarks lies within tol of p, else 0.
-func (h splitHalf) near(p geom.Point, tol float64) int {
-	hit := 0
-	h.idx.grid.Near(p.X, p.Y, tol, func(k int32) {
-		if math.Hypot(h.pts[k].X-p.X, h.pts[k].Y-p.Y) <= tol {
-			hit = 1
-		}
-	})
-	return hit
 }

@@ -280,6 +280,17 @@ func WithinFrames(s *localmap.Set, r *Result, frames []int) *Result {
 	return out
 }
 
+// observationStarts is each of s's maps' first observation number (as
+// ObservationMaps numbers them), and after the last map their count: map
+// k's observations are first[k] to first[k+1]−1.
+func observationStarts(s *localmap.Set) []int {
+	first := make([]int, len(s.Maps)+1)
+	for k, m := range s.Maps {
+		first[k+1] = first[k] + len(m.Landmarks)
+	}
+	return first
+}
+
 // ObservationMaps is each of s's observations' map, in order (maps, then
 // each map's landmarks: the observations' numbers in a Result).
 func ObservationMaps(s *localmap.Set) []int {

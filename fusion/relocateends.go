@@ -61,10 +61,7 @@ type endRun struct {
 // minCluster are dropped.
 func RelocateEnds(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Relocated {
 	key := frameKeys(opt, frames)
-	first := make([]int, len(s.Maps)+1)
-	for k, m := range s.Maps {
-		first[k+1] = first[k] + len(m.Landmarks)
-	}
+	first := observationStarts(s)
 	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
 	cluster := append([]int(nil), r.Cluster...)
 	search := &endSearch{s: s, r: r, opt: opt, first: first, obsMap: ObservationMaps(s), key: key, tol: tol, radius: radius}
