@@ -118,3 +118,30 @@ func ExampleRealignSplit() {
 	fmt.Printf("%d maps moved; %d clusters → %d\n", moved.Maps, r.Clusters, moved.Result.Clusters)
 	// Output: 7 maps moved; 20 clusters → 10
 }
+
+// A map seeing two landmarks of a 2 m grid fits as well one spacing
+// along; its odometry edge, 1.5 m uncertain, allows both places, so
+// which landmarks it saw is not known and its observations leave their
+// clusters. With an edge of 0.3 m, the other placement is ruled out.
+func ExampleLeaveAmbiguous() {
+	grid := [][2]float64{{0, 0}, {2, 0}, {4, 0}, {0, 2}, {2, 2}, {4, 2}}
+	for _, sigma := range []float64{1.5, 0.3} {
+		s := &localmap.Set{}
+		r := &fusion.Result{Clusters: len(grid)}
+		for k, ids := range [][]int{{0, 1, 2, 3, 4, 5}, {0, 1}} {
+			m := localmap.Map{Name: fmt.Sprint(k)}
+			for _, id := range ids {
+				m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: grid[id][0], Y: grid[id][1]})
+				r.Cluster = append(r.Cluster, id)
+			}
+			s.Maps = append(s.Maps, m)
+		}
+		g := &fusion.PoseGraph{Poses: make([]localmap.Pose, 2), Landmarks: grid,
+			Odometry: []fusion.OdometryEdge{{From: 0, To: 1, SigmaXY: sigma, SigmaTheta: 0.1}}}
+		d := fusion.LeaveAmbiguous(s, r, &fusion.Optimized{Graph: g, Component: make([]int, 2)}, nil, 0.4, 0.4, 1)
+		fmt.Printf("odometry %.1f m: %d observations left out\n", sigma, d.Observations)
+	}
+	// Output:
+	// odometry 1.5 m: 2 observations left out
+	// odometry 0.3 m: 0 observations left out
+}

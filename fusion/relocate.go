@@ -107,13 +107,7 @@ type relocation struct {
 // better is the placement of lms the map should move to from pose,
 // given its observations' clusters, and whether there is one.
 func (l *relocation) better(lms []localmap.Landmark, pose localmap.Pose, clusters []int) (mapPlacement, bool) {
-	current := 0
-	for j, c := range clusters {
-		x, y := pose.Apply(lms[j].X, lms[j].Y)
-		if c >= 0 && c < len(l.marks) && math.Hypot(x-l.marks[c].X, y-l.marks[c].Y) <= l.radius {
-			current++
-		}
-	}
+	current := l.explained(lms, pose, clusters)
 	if len(lms) < current+RelocateGain {
 		return mapPlacement{}, false
 	}

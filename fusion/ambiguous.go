@@ -1,0 +1,157 @@
+package fusion
+
+import (
+	"math"
+
+	"github.com/clearmatch/clearmatch/eval"
+	"github.com/clearmatch/clearmatch/geom"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// Leaving ambiguous associations out. A map of a few landmarks among
+// landmarks a spacing apart often fits two places: where it is, and one
+// a landmark over, each explaining as many of its landmarks. Where the
+// odometry cannot tell them apart either, which clusters its landmarks
+// belong to is not known, and a SLAM front end does not commit an
+// association it cannot tell from another (the ambiguity test of joint
+// compatibility, Neira and Tardós 2001): the landmarks the two
+// placements assign differently leave their clusters
+// (docs/decisions.md, "Leaving ambiguous maps' landmarks out").
+
+// AmbiguousSigmas is how far from each odometry edge's prediction of a
+// map's pose another placement may lie and still be one the odometry
+// allows, in that edge's standard deviations (position and heading
+// apart).
+const AmbiguousSigmas = 2
+
+// Doubted is what LeaveAmbiguous returns: the clusters with the doubted
+// observations in none, how many maps had any, and how many observations
+// left a cluster.
+type Doubted struct {
+	Result             *Result
+	Maps, Observations int
+}
+
+// LeaveAmbiguous takes out of their clusters the observations of each map
+// of r (optimized by opt; each component and frame group apart, as
+// Reassociate) that another placement of the map assigns differently,
+// where that placement explains as many of its landmarks (each by a
+// cluster of its own within radius) as the map's clusters do where it
+// is, puts some landmark over two tolerances from where the map puts it,
+// and lies within AmbiguousSigmas of every odometry edge's prediction of
+// the map's pose. Placements are Relocate's (two pairings within
+// RelocateReach tolerances, a turn within RelocateTurn); a map with no
+// odometry edge, or fewer than two landmarks explained, is not judged.
+// Clusters smaller than minCluster are dropped.
+func LeaveAmbiguous(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Doubted {
+	marks := make([]geom.Point, len(opt.Graph.Landmarks))
+	for c, m := range opt.Graph.Landmarks {
+		marks[c] = geom.Point{X: m[0], Y: m[1]}
+	}
+	key := frameKeys(opt, frames)
+	obsMap := ObservationMaps(s)
+	clusterKey := make([]int, len(marks))
+	for g, c := range r.Cluster {
+		if c >= 0 && c < len(marks) {
+			clusterKey[c] = key[obsMap[g]]
+		}
+	}
+	l := &relocation{marks: marks, grid: geom.NewGrid(marks, max(radius, 1e-6)), clusterKey: clusterKey, tol: tol, radius: radius}
+	predicted := odometryPredictions(opt.Graph)
+	out := &Doubted{}
+	cluster := append([]int(nil), r.Cluster...)
+	first := 0
+	for k, m := range s.Maps {
+		l.key = key[k]
+		mine := cluster[first : first+len(m.Landmarks)]
+		if doubted := l.doubted(m.Landmarks, opt.Graph.Poses[k], mine, predicted[k]); len(doubted) > 0 {
+			for _, j := range doubted {
+				mine[j] = -1
+			}
+			out.Maps++
+			out.Observations += len(doubted)
+		}
+		first += len(m.Landmarks)
+	}
+	out.Result = &Result{Method: r.Method, Seconds: r.Seconds}
+	out.Result.Cluster, out.Result.Clusters = renumber(eval.MinTrack(cluster, minCluster))
+	return out
+}
+
+// doubted is which of lms's observations (clusters, the map at pose) a
+// placement within the odometry's predictions (predicted) assigns
+// otherwise while explaining as many.
+func (l *relocation) doubted(lms []localmap.Landmark, pose localmap.Pose, clusters []int, predicted []posePrediction) []int {
+	if len(predicted) == 0 {
+		return nil
+	}
+	current := l.explained(lms, pose, clusters)
+	if current < 2 {
+		return nil
+	}
+	local := make([]geom.Point, len(lms))
+	for j, lm := range lms {
+		local[j] = geom.Point{X: lm.X, Y: lm.Y}
+	}
+	contested := make([]bool, len(lms))
+	for _, p := range l.placements(lms, pose) {
+		if p.explain < current || !placedApart(local, p.pose, pose, 2*l.tol) || !allows(predicted, p.pose) {
+			continue
+		}
+		for j, c := range p.cluster {
+			if c != clusters[j] && clusters[j] >= 0 {
+				contested[j] = true
+			}
+		}
+	}
+	var out []int
+	for j, c := range contested {
+		if c {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// explained is how many of lms (the map at pose) lie within the radius
+// of their clusters' landmarks.
+func (l *relocation) explained(lms []localmap.Landmark, pose localmap.Pose, clusters []int) int {
+	n := 0
+	for j, c := range clusters {
+		x, y := pose.Apply(lms[j].X, lms[j].Y)
+		if c >= 0 && c < len(l.marks) && math.Hypot(x-l.marks[c].X, y-l.marks[c].Y) <= l.radius {
+			n++
+		}
+	}
+	return n
+}
+
+// posePrediction is a map's pose as one odometry edge and the other end's
+// pose predict it, with the edge's standard deviations.
+type posePrediction struct {
+	pose                localmap.Pose
+	sigmaXY, sigmaTheta float64
+}
+
+// odometryPredictions is each map's poses as its odometry edges predict
+// them from the other ends' poses in g.
+func odometryPredictions(g *PoseGraph) [][]posePrediction {
+	out := make([][]posePrediction, len(g.Poses))
+	for _, e := range g.Odometry {
+		out[e.To] = append(out[e.To], posePrediction{compose(g.Poses[e.From], e.Delta), e.SigmaXY, e.SigmaTheta})
+		out[e.From] = append(out[e.From], posePrediction{compose(g.Poses[e.To], inverse(e.Delta)), e.SigmaXY, e.SigmaTheta})
+	}
+	return out
+}
+
+// allows reports whether pose lies within AmbiguousSigmas of every
+// prediction.
+func allows(predicted []posePrediction, pose localmap.Pose) bool {
+	for _, p := range predicted {
+		if shift(pose, p.pose) > AmbiguousSigmas*p.sigmaXY ||
+			math.Abs(math.Remainder(pose.Theta-p.pose.Theta, 2*math.Pi)) > AmbiguousSigmas*p.sigmaTheta {
+			return false
+		}
+	}
+	return true
+}
