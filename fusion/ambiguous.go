@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"math"
+	"sort"
 
 	"github.com/clearmatch/clearmatch/eval"
 	"github.com/clearmatch/clearmatch/geom"
@@ -15,8 +16,9 @@ import (
 // belong to is not known, and a SLAM front end does not commit an
 // association it cannot tell from another (the ambiguity test of joint
 // compatibility, Neira and Tardós 2001): the landmarks the two
-// placements assign differently leave their clusters
-// (docs/decisions.md, "Leaving ambiguous maps' landmarks out").
+// placements assign to clusters over half a landmark spacing apart leave
+// their clusters (docs/decisions.md, "Leaving ambiguous maps' landmarks
+// out").
 
 // AmbiguousSigmas is how far from each odometry edge's prediction of a
 // map's pose another placement may lie and still be one the odometry
@@ -39,24 +41,15 @@ type Doubted struct {
 // cluster of its own within radius) as the map's clusters do where it
 // is, puts some landmark over two tolerances from where the map puts it,
 // and lies within AmbiguousSigmas of every odometry edge's prediction of
-// the map's pose. Placements are Relocate's (two pairings within
+// the map's pose; not where the two clusters lie within two tolerances
+// (pieces of one landmark). A placement explains landmarks by established
+// clusters only (established). Placements are Relocate's (two pairings within
 // RelocateReach tolerances, a turn within RelocateTurn); a map with no
 // odometry edge, or fewer than two landmarks explained, is not judged.
 // Clusters smaller than minCluster are dropped.
 func LeaveAmbiguous(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Doubted {
-	marks := make([]geom.Point, len(opt.Graph.Landmarks))
-	for c, m := range opt.Graph.Landmarks {
-		marks[c] = geom.Point{X: m[0], Y: m[1]}
-	}
-	key := frameKeys(opt, frames)
-	obsMap := ObservationMaps(s)
-	clusterKey := make([]int, len(marks))
-	for g, c := range r.Cluster {
-		if c >= 0 && c < len(marks) {
-			clusterKey[c] = key[obsMap[g]]
-		}
-	}
-	l := &relocation{marks: marks, grid: geom.NewGrid(marks, max(radius, 1e-6)), clusterKey: clusterKey, tol: tol, radius: radius}
+	l, key := newRelocation(s, r, opt, frames, tol, radius)
+	established(l.clusterKey, r.Cluster)
 	predicted := odometryPredictions(opt.Graph)
 	out := &Doubted{}
 	cluster := append([]int(nil), r.Cluster...)
@@ -99,7 +92,7 @@ func (l *relocation) doubted(lms []localmap.Landmark, pose localmap.Pose, cluste
 			continue
 		}
 		for j, c := range p.cluster {
-			if c != clusters[j] && clusters[j] >= 0 {
+			if c != clusters[j] && clusters[j] >= 0 && !l.pieces(c, clusters[j]) {
 				contested[j] = true
 			}
 		}
@@ -111,6 +104,14 @@ func (l *relocation) doubted(lms []localmap.Landmark, pose localmap.Pose, cluste
 		}
 	}
 	return out
+}
+
+// pieces reports whether clusters a and b (a may be −1, none) lie within
+// two tolerances, half a landmark spacing: more likely pieces of one
+// landmark than two, so a map between them is no ambiguity of which
+// landmark it saw.
+func (l *relocation) pieces(a, b int) bool {
+	return a >= 0 && math.Hypot(l.marks[a].X-l.marks[b].X, l.marks[a].Y-l.marks[b].Y) <= 2*l.tol
 }
 
 // explained is how many of lms (the map at pose) lie within the radius
@@ -154,4 +155,29 @@ func allows(predicted []posePrediction, pose localmap.Pose) bool {
 		}
 	}
 	return true
+}
+
+// established marks the clusters of fewer than half the median cluster's
+// observations as of no frame group (key −1), so no placement pairs with
+// them: where a team's robots disagree, their strays and misplaced maps
+// make small clusters about the landmarks, and a placement that explains
+// a map by those is no rival to one by the landmarks every robot sees.
+func established(clusterKey, cluster []int) {
+	size := make([]int, len(clusterKey))
+	for _, c := range cluster {
+		if c >= 0 && c < len(size) {
+			size[c]++
+		}
+	}
+	sorted := append([]int(nil), size...)
+	sort.Ints(sorted)
+	if len(sorted) == 0 {
+		return
+	}
+	half := sorted[len(sorted)/2] / 2
+	for c, n := range size {
+		if n < half {
+			clusterKey[c] = -1
+		}
+	}
 }

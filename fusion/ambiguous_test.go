@@ -12,10 +12,10 @@ import (
 var gridWorld = [][2]float64{{0, 0}, {2, 0}, {4, 0}, {0, 2}, {2, 2}, {4, 2}}
 
 // ambiguousScene is two maps seeing every landmark at the origin,
-// clustered by truth, and a third at the origin seeing sees, in their
+// clustered by truth, a third at the origin seeing sees, in their
 // clusters, joined to the second by an odometry edge of deviations sigma
-// (0: no edge).
-func ambiguousScene(sees []int, sigma float64) (*localmap.Set, *Result, *Optimized) {
+// (0: no edge), then maps seeing each of extra.
+func ambiguousScene(sees []int, sigma float64, extra ...[]int) (*localmap.Set, *Result, *Optimized) {
 	s := &localmap.Set{}
 	var cluster []int
 	add := func(ids []int) {
@@ -30,11 +30,14 @@ func ambiguousScene(sees []int, sigma float64) (*localmap.Set, *Result, *Optimiz
 	add([]int{0, 1, 2, 3, 4, 5})
 	add([]int{0, 1, 2, 3, 4, 5})
 	add(sees)
-	g := &PoseGraph{Poses: make([]localmap.Pose, 3), Landmarks: gridWorld}
+	for _, ids := range extra {
+		add(ids)
+	}
+	g := &PoseGraph{Poses: make([]localmap.Pose, len(s.Maps)), Landmarks: gridWorld}
 	if sigma > 0 {
 		g.Odometry = []OdometryEdge{{From: 1, To: 2, SigmaXY: sigma, SigmaTheta: sigma}}
 	}
-	return s, &Result{Cluster: cluster, Clusters: len(gridWorld)}, &Optimized{Graph: g, Component: make([]int, 3)}
+	return s, &Result{Cluster: cluster, Clusters: len(gridWorld)}, &Optimized{Graph: g, Component: make([]int, len(s.Maps))}
 }
 
 func TestLeaveAmbiguous(t *testing.T) {
@@ -43,15 +46,18 @@ func TestLeaveAmbiguous(t *testing.T) {
 		name  string
 		sees  []int
 		sigma float64
+		extra [][]int
 		out   int // observations of the third map left out
 	}{
-		{"fits one spacing along as well, the odometry allowing it: both out", []int{0, 1}, 1.5, 2},
-		{"the odometry rules the other placement out: kept", []int{0, 1}, 0.3, 0},
-		{"no odometry edge: not judged", []int{0, 1}, 0, 0},
-		{"every other placement explains fewer: kept", []int{0, 1, 2, 3}, 1.5, 0},
-		{"one landmark explained: not judged", []int{0}, 1.5, 0},
+		{"fits one spacing along as well, the odometry allowing it: both out", []int{0, 1}, 1.5, nil, 2},
+		{"the odometry rules the other placement out: kept", []int{0, 1}, 0.3, nil, 0},
+		{"no odometry edge: not judged", []int{0, 1}, 0, nil, 0},
+		{"every other placement explains fewer: kept", []int{0, 1, 2, 3}, 1.5, nil, 0},
+		{"one landmark explained: not judged", []int{0}, 1.5, nil, 0},
+		{"fits one along as well, by landmarks every map sees: both out", []int{0, 3}, 1.5, fiveTimes([]int{0, 1, 2, 3, 4, 5}), 2},
+		{"fits one along only by a stray cluster: kept", []int{0, 3}, 1.5, fiveTimes([]int{0, 1, 2, 3, 5}), 0},
 	} {
-		s, r, opt := ambiguousScene(tc.sees, tc.sigma)
+		s, r, opt := ambiguousScene(tc.sees, tc.sigma, tc.extra...)
 		got := LeaveAmbiguous(s, r, opt, nil, tol, radius, 2)
 		if got.Observations != tc.out {
 			t.Errorf("%s: %d observations left out, want %d", tc.name, got.Observations, tc.out)
@@ -68,3 +74,33 @@ func TestLeaveAmbiguous(t *testing.T) {
 		}
 	}
 }
+
+// A placement turned 0.3 rad about (−2, 0) puts a map's landmark A on
+// cluster 2, 0.6 m from A's (a piece of one landmark), and B on cluster
+// 3, 1.8 m from B's (another landmark): only B's observation is doubted.
+func TestLeaveAmbiguousPieces(t *testing.T) {
+	turn := localmap.Pose{X: -2, Theta: 0.3}
+	world := [][2]float64{{0, 0}, {4, 0}}
+	for _, p := range [][2]float64{{2, 0}, {6, 0}} {
+		x, y := turn.Apply(p[0], p[1])
+		world = append(world, [2]float64{x, y})
+	}
+	s := &localmap.Set{}
+	var cluster []int
+	for k, ids := range [][]int{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1}} {
+		m := localmap.Map{Name: fmt.Sprint(k)}
+		for _, id := range ids {
+			m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: world[id][0], Y: world[id][1]})
+		}
+		s.Maps = append(s.Maps, m)
+		cluster = append(cluster, ids...)
+	}
+	g := &PoseGraph{Poses: make([]localmap.Pose, 3), Landmarks: world,
+		Odometry: []OdometryEdge{{From: 1, To: 2, SigmaXY: 5, SigmaTheta: 1}}}
+	got := LeaveAmbiguous(s, &Result{Cluster: cluster, Clusters: 4}, &Optimized{Graph: g, Component: make([]int, 3)}, nil, 0.4, 0.4, 2)
+	if a, b := got.Result.Cluster[8], got.Result.Cluster[9]; got.Observations != 1 || a < 0 || b >= 0 {
+		t.Errorf("%d observations out, A in cluster %d, B in %d; want 1, A kept, B out", got.Observations, a, b)
+	}
+}
+
+func fiveTimes(ids []int) [][]int { return [][]int{ids, ids, ids, ids, ids} }

@@ -64,19 +64,7 @@ type mapPlacement struct {
 // and turns the map by RelocateTurn at most. Every map is judged against
 // the same landmarks. Clusters smaller than minCluster are dropped.
 func Relocate(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Relocated {
-	marks := make([]geom.Point, len(opt.Graph.Landmarks))
-	for c, m := range opt.Graph.Landmarks {
-		marks[c] = geom.Point{X: m[0], Y: m[1]}
-	}
-	key := frameKeys(opt, frames)
-	obsMap := ObservationMaps(s)
-	clusterKey := make([]int, len(marks))
-	for g, c := range r.Cluster {
-		if c >= 0 && c < len(marks) {
-			clusterKey[c] = key[obsMap[g]]
-		}
-	}
-	l := &relocation{marks: marks, grid: geom.NewGrid(marks, max(radius, 1e-6)), clusterKey: clusterKey, tol: tol, radius: radius}
+	l, key := newRelocation(s, r, opt, frames, tol, radius)
 	out := &Relocated{Poses: append([]localmap.Pose(nil), opt.Graph.Poses...)}
 	cluster := append([]int(nil), r.Cluster...)
 	first := 0
@@ -102,6 +90,24 @@ type relocation struct {
 	clusterKey  []int
 	key         int
 	tol, radius float64
+}
+
+// newRelocation is the search against opt's landmarks, each cluster of r
+// of the key (frameKeys) of its observations' maps, and each map's key.
+func newRelocation(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64) (*relocation, []int) {
+	marks := make([]geom.Point, len(opt.Graph.Landmarks))
+	for c, m := range opt.Graph.Landmarks {
+		marks[c] = geom.Point{X: m[0], Y: m[1]}
+	}
+	key := frameKeys(opt, frames)
+	obsMap := ObservationMaps(s)
+	clusterKey := make([]int, len(marks))
+	for g, c := range r.Cluster {
+		if c >= 0 && c < len(marks) {
+			clusterKey[c] = key[obsMap[g]]
+		}
+	}
+	return &relocation{marks: marks, grid: geom.NewGrid(marks, max(radius, 1e-6)), clusterKey: clusterKey, tol: tol, radius: radius}, key
 }
 
 // better is the placement of lms the map should move to from pose,

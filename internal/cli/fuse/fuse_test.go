@@ -471,3 +471,43 @@ func TestFuseTrackedTolerances(t *testing.T) {
 		}
 	}
 }
+
+// TestFuseDoubt: in a noisy room (1.2 times bench-rooms' noise, seed 3)
+// a tracked robot's map has maps that fit another place as well; fuse
+// leaves those observations out of their clusters (stderr: doubt, their
+// assignment empty) and precision rises; -doubt=false keeps them.
+func TestFuseDoubt(t *testing.T) {
+	dir := t.TempDir()
+	room := filepath.Join(dir, "room")
+	if code, _, stderr := runCmd(t, "", "synth-landmarks", "-seed", "3", "-arena", "5x7", "-landmarks", "15", "-robots", "1", "-duration", "600",
+		"-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "1e-9", "-landmark-gap", "1.2",
+		"-range-noise", "0.3", "-bearing-noise", "0.06", "-turn-noise", "0.06", "-speed-noise", "0.06", "-out", room); code != 0 {
+		t.Fatalf("synth-landmarks: %s", stderr)
+	}
+	doubtLine := regexp.MustCompile(`doubt    (\d+) observations? of \d+ maps? left out of their clusters`)
+	var precision [2]float64
+	var empty [2]int
+	for k, doubt := range []string{"true", "false"} {
+		out := filepath.Join(dir, "out-"+doubt)
+		code, _, stderr := runCmd(t, "", "fuse", room, "-window", "30", "-skip-empty", "-merge-by-truth", "-doubt="+doubt, "-out", out)
+		m := doubtLine.FindStringSubmatch(stderr)
+		if code != 0 || (m != nil) != (doubt == "true") {
+			t.Fatalf("-doubt=%s: exit %d, a doubt line %v:\n%s", doubt, code, m != nil, stderr)
+		}
+		var recs []map[string]any
+		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if json.Unmarshal(b, &recs) != nil || len(recs) != 2 {
+			t.Fatalf("-doubt=%s: report %s", doubt, b)
+		}
+		precision[k], _ = recs[1]["precision"].(float64)
+		b, _ = os.ReadFile(filepath.Join(out, "assignment.csv"))
+		empty[k] = strings.Count(string(b), ",\n")
+		if m != nil {
+			n, _ := strconv.Atoi(m[1])
+			empty[k] -= n
+		}
+	}
+	if precision[0] <= precision[1] || empty[0] != empty[1] {
+		t.Errorf("precision %v with the doubt, %v without; empty assignments but the doubted %v, want the first higher and the same", precision[0], precision[1], empty)
+	}
+}

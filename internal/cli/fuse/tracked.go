@@ -31,10 +31,16 @@ type fusedRun struct {
 // maps whose tolerance was not given (-tolerance 0) also at
 // fusion.WiderTolerance times the automatic one: the first method's two
 // maps are made, the one keptMap picks kept, and only then the other
-// methods run, on its association; only its run speaks on stderr.
+// methods run, on its association; only its run speaks on stderr. A
+// tracked map kept leaves its ambiguous observations out last
+// (leaveAmbiguous).
 func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
 	if !o.tracks(s) || !o.reassociate || o.assoc.Tolerance != 0 {
-		return o.fuseAt(ctx, s, o.assoc, len(o.methodList), pr, stderr)
+		r, err := o.fuseAt(ctx, s, o.assoc, len(o.methodList), pr, stderr)
+		if err != nil || !o.tracks(s) {
+			return r, err
+		}
+		return r, o.leaveAmbiguous(ctx, r, stderr)
 	}
 	var logs [2]bytes.Buffer
 	runs := [2]*fusedRun{}
@@ -56,6 +62,9 @@ func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdl
 	fmt.Fprintf(stderr, "choose   tolerance %.2f m and %.3g times it, %.2f m: %d and %d landmarks; the map of %.2f m kept (fewer landmarks; on a tie fewer maps realigned, then the first)\n",
 		runs[0].a.Tolerance, fusion.WiderTolerance, runs[1].a.Tolerance, clusters[0], clusters[1], runs[kept].a.Tolerance)
 	r := runs[kept]
+	if err := o.leaveAmbiguous(ctx, r, stderr); err != nil {
+		return nil, err
+	}
 	recs, results, err := o.runMethods(ctx, r.s, r.p, pr, 1, len(o.methodList))
 	if err != nil {
 		return nil, err
@@ -152,4 +161,36 @@ func keptMap(clusters, realigned [2]int) int {
 		return 1
 	}
 	return 0
+}
+
+// leaveAmbiguous takes out of their clusters the observations of r's
+// written map whose map another placement the odometry allows explains
+// as well (fusion.LeaveAmbiguous), optimizes it again from where it was,
+// and scores it again. After keptMap's choice: the landmarks it counts
+// are the tracking's, not the doubt's.
+func (o *fuseOptions) leaveAmbiguous(ctx context.Context, r *fusedRun, stderr io.Writer) error {
+	f := r.first
+	m := f.final
+	if !o.doubt || f.byRecord[1] == nil || m.opt == nil {
+		return nil // not associated again: nothing settled to doubt
+	}
+	t0 := time.Now()
+	d := fusion.LeaveAmbiguous(f.placed, m.result, m.opt, f.model.frames, f.model.tol, f.model.tol, o.minCluster)
+	if d.Observations == 0 {
+		return nil
+	}
+	d.Result.Method, d.Result.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
+	again, err := o.newFusedMapFrom(ctx, f.placed, m.opt.Graph.Poses, d.Result, f.model, io.Discard)
+	if err != nil || again.opt == nil {
+		return err
+	}
+	again.seconds += m.seconds
+	f.final, f.byRecord[1] = again, again
+	res := again.result
+	r.recs[1].Scores, r.recs[1].Seconds = fusion.Score(f.placed, res, o.dnDistance), res.Seconds
+	r.recs[1].Clusters, r.recs[1].FusedLandmarks = res.Clusters, res.Clusters
+	r.results[1] = res
+	fmt.Fprintf(stderr, "doubt    %s of %s left out of their clusters: another placement of their map, as near its odometry, explains as many of its landmarks; %d clusters → %d\n",
+		cmdline.Plural(d.Observations, "observation"), cmdline.Plural(d.Maps, "map"), m.result.Clusters, res.Clusters)
+	return nil
 }
