@@ -360,11 +360,7 @@ func TestFuseSparseArena(t *testing.T) {
 func TestFuseTeamJoined(t *testing.T) {
 	dir := t.TempDir()
 	room := filepath.Join(dir, "room")
-	if code, _, stderr := runCmd(t, "", "synth-landmarks", "-seed", "1", "-arena", "5x7", "-landmarks", "15", "-robots", "3", "-duration", "600",
-		"-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "1e-9", "-landmark-gap", "1.2",
-		"-range-noise", "0.25", "-bearing-noise", "0.05", "-turn-noise", "0.05", "-speed-noise", "0.05", "-out", room); code != 0 {
-		t.Fatalf("synth-landmarks: %s", stderr)
-	}
+	synthRoom(t, room, "1", "3", 1)
 	for _, tc := range []struct {
 		join      string
 		line      string
@@ -433,11 +429,7 @@ func TestFuseTrackedTolerances(t *testing.T) {
 		name := "seed " + tc.seed + " " + strings.Join(tc.flags, " ")
 		room := filepath.Join(dir, "room"+tc.seed)
 		if _, err := os.Stat(room); err != nil {
-			if code, _, stderr := runCmd(t, "", "synth-landmarks", "-seed", tc.seed, "-arena", "5x7", "-landmarks", "15", "-robots", "1", "-duration", "600",
-				"-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "1e-9", "-landmark-gap", "1.2",
-				"-range-noise", "0.25", "-bearing-noise", "0.05", "-turn-noise", "0.05", "-speed-noise", "0.05", "-out", room); code != 0 {
-				t.Fatalf("synth-landmarks: %s", stderr)
-			}
+			synthRoom(t, room, tc.seed, "1", 1)
 		}
 		out := filepath.Join(dir, "out", name)
 		code, _, stderr := runCmd(t, "", append([]string{"fuse", room, "-window", "30", "-skip-empty", "-merge-by-truth", "-out", out}, tc.flags...)...)
@@ -479,11 +471,7 @@ func TestFuseTrackedTolerances(t *testing.T) {
 func TestFuseDoubt(t *testing.T) {
 	dir := t.TempDir()
 	room := filepath.Join(dir, "room")
-	if code, _, stderr := runCmd(t, "", "synth-landmarks", "-seed", "3", "-arena", "5x7", "-landmarks", "15", "-robots", "1", "-duration", "600",
-		"-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "1e-9", "-landmark-gap", "1.2",
-		"-range-noise", "0.3", "-bearing-noise", "0.06", "-turn-noise", "0.06", "-speed-noise", "0.06", "-out", room); code != 0 {
-		t.Fatalf("synth-landmarks: %s", stderr)
-	}
+	synthRoom(t, room, "3", "1", 1.2)
 	doubtLine := regexp.MustCompile(`doubt    (\d+) observations? of \d+ maps? left out of their clusters`)
 	var precision [2]float64
 	var empty [2]int
@@ -509,5 +497,17 @@ func TestFuseDoubt(t *testing.T) {
 	}
 	if precision[0] <= precision[1] || empty[0] != empty[1] {
 		t.Errorf("precision %v with the doubt, %v without; empty assignments but the doubted %v, want the first higher and the same", precision[0], precision[1], empty)
+	}
+}
+
+// synthRoom writes bench-rooms' room (10 minutes, robots robots) of seed
+// into out, its noise scaled by noise (bench-rooms' NOISE).
+func synthRoom(t *testing.T, out, seed, robots string, noise float64) {
+	t.Helper()
+	scaled := func(x float64) string { return strconv.FormatFloat(noise*x, 'g', -1, 64) }
+	if code, _, stderr := runCmd(t, "", "synth-landmarks", "-seed", seed, "-arena", "5x7", "-landmarks", "15", "-robots", robots, "-duration", "600",
+		"-speed", "0.15", "-range", "5", "-fov", "60", "-miss", "0.9", "-spurious", "1e-9", "-landmark-gap", "1.2",
+		"-range-noise", scaled(0.25), "-bearing-noise", scaled(0.05), "-turn-noise", scaled(0.05), "-speed-noise", scaled(0.05), "-out", out); code != 0 {
+		t.Fatalf("synth-landmarks: %s", stderr)
 	}
 }
