@@ -177,6 +177,7 @@ func (o *fuseOptions) leaveAmbiguous(ctx context.Context, r *fusedRun, stderr io
 	t0 := time.Now()
 	d := fusion.LeaveAmbiguous(f.placed, m.result, m.opt, f.model.frames, f.model.tol, f.model.tol, o.minCluster)
 	if d.Observations == 0 {
+		fmt.Fprintf(stderr, "doubt    no map fits another place its odometry allows as well: every observation kept\n")
 		return nil
 	}
 	d.Result.Method, d.Result.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
