@@ -147,19 +147,11 @@ func (g *PoseGraph) components() [][]int {
 		}
 		union(first[ob.Landmark], ob.Map)
 	}
-	var out [][]int
-	slot := map[int]int{}
-	for k := range g.Poses {
-		r := find(k)
-		s, ok := slot[r]
-		if !ok {
-			s = len(out)
-			slot[r] = s
-			out = append(out, nil)
-		}
-		out[s] = append(out[s], k)
+	root := make([]int, len(g.Poses))
+	for k := range root {
+		root[k] = find(k)
 	}
-	return out
+	return GroupMaps(root)
 }
 
 // lmProblem is one component: its maps (local 0 held fixed), its

@@ -147,3 +147,21 @@ func WithinGroups(a *Association, group []int) *Association {
 	}
 	return &out
 }
+
+// GroupMaps lists each group's maps (group: each map's group number, as
+// AlignRobots gives), each in map order, the groups by their first map;
+// nil for no map.
+func GroupMaps(group []int) [][]int {
+	var out [][]int
+	index := map[int]int{}
+	for m, g := range group {
+		k, ok := index[g]
+		if !ok {
+			k = len(out)
+			index[g] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], m)
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/localmap"
@@ -48,5 +49,20 @@ func TestAlignRobots(t *testing.T) {
 				t.Fatal("a robot not joined was moved")
 			}
 		})
+	}
+}
+
+func TestGroupMaps(t *testing.T) {
+	for _, tc := range []struct {
+		frames []int
+		want   [][]int
+	}{
+		{nil, nil},
+		{[]int{0, 0, 0}, [][]int{{0, 1, 2}}},
+		{[]int{1, 0, 1, 2, 0}, [][]int{{0, 2}, {1, 4}, {3}}}, // by first map
+	} {
+		if got := GroupMaps(tc.frames); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("GroupMaps(%v) = %v, want %v", tc.frames, got, tc.want)
+		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // clusters nearly always, so the team's association seldom comes to rest
 // and relocation, tried only then, seldom runs. f then holds the map.
 func (o *fuseOptions) settleApart(ctx context.Context, f *firstMap, stderr io.Writer) error {
-	groups := groupMaps(f.model.frames)
+	groups := fusion.GroupMaps(f.model.frames)
 	if len(groups) < 2 {
 		return o.settle(ctx, f, "each robot apart", stderr)
 	}
@@ -92,23 +92,6 @@ func subResult(r *fusion.Result, obs []int) *fusion.Result {
 		}
 	}
 	out.Clusters = len(ids)
-	return out
-}
-
-// groupMaps lists each frame group's maps, in order, the groups by
-// first map (frames nil: one group of none).
-func groupMaps(frames []int) [][]int {
-	var out [][]int
-	index := map[int]int{}
-	for m, g := range frames {
-		k, ok := index[g]
-		if !ok {
-			k = len(out)
-			index[g] = k
-			out = append(out, nil)
-		}
-		out[k] = append(out[k], m)
-	}
 	return out
 }
 

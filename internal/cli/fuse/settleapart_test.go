@@ -8,21 +8,6 @@ import (
 	"github.com/clearmatch/clearmatch/localmap"
 )
 
-func TestGroupMaps(t *testing.T) {
-	for _, tc := range []struct {
-		frames []int
-		want   [][]int
-	}{
-		{nil, nil},
-		{[]int{0, 0, 0}, [][]int{{0, 1, 2}}},
-		{[]int{1, 0, 1, 2, 0}, [][]int{{0, 2}, {1, 4}, {3}}}, // by first map
-	} {
-		if got := groupMaps(tc.frames); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("groupMaps(%v) = %v, want %v", tc.frames, got, tc.want)
-		}
-	}
-}
-
 // TestSubSet: a frame group's maps alone keep their poses, robots and
 // times, and their observations' numbers in the whole set, in order.
 func TestSubSet(t *testing.T) {
