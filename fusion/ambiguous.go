@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/clearmatch/clearmatch/eval"
-	"github.com/clearmatch/clearmatch/geom"
 	"github.com/clearmatch/clearmatch/localmap"
 )
 
@@ -82,10 +81,7 @@ func (l *relocation) doubted(lms []localmap.Landmark, pose localmap.Pose, cluste
 	if current < 2 {
 		return nil
 	}
-	local := make([]geom.Point, len(lms))
-	for j, lm := range lms {
-		local[j] = geom.Point{X: lm.X, Y: lm.Y}
-	}
+	local := landmarkPoints(lms)
 	contested := make([]bool, len(lms))
 	for _, p := range l.placements(lms, pose) {
 		if p.explain < current || !placedApart(local, p.pose, pose, 2*l.tol) || !allows(predicted, p.pose) {

@@ -130,10 +130,7 @@ func (l *relocation) better(lms []localmap.Landmark, pose localmap.Pose, cluster
 	if best.explain < current+RelocateGain {
 		return mapPlacement{}, false
 	}
-	local := make([]geom.Point, len(lms))
-	for j, lm := range lms {
-		local[j] = geom.Point{X: lm.X, Y: lm.Y}
-	}
+	local := landmarkPoints(lms)
 	for _, p := range tried {
 		if p.explain == best.explain && placedApart(local, p.pose, best.pose, 2*l.tol) {
 			return mapPlacement{}, false // two placements explain as much: neither is known
@@ -225,6 +222,15 @@ func closestFirst(pairs []near, n int) ([]int, int) {
 
 // shift is how far p's origin lies from q's.
 func shift(p, q localmap.Pose) float64 { return math.Hypot(p.X-q.X, p.Y-q.Y) }
+
+// landmarkPoints is lms's positions in their map's frame.
+func landmarkPoints(lms []localmap.Landmark) []geom.Point {
+	pts := make([]geom.Point, len(lms))
+	for j, lm := range lms {
+		pts[j] = geom.Point{X: lm.X, Y: lm.Y}
+	}
+	return pts
+}
 
 // placedApart reports whether poses p and q put some point of pts (in
 // their frame) more than d apart.
