@@ -500,6 +500,36 @@ func TestFuseDoubt(t *testing.T) {
 	}
 }
 
+// TestFuseAloneFirst: three noisy robots ten minutes each in bench-rooms'
+// room; each robot's map made alone and the three joined is kept, and it
+// is more precise and finds more than the team's association of the same
+// maps (-alone-first=false).
+func TestFuseAloneFirst(t *testing.T) {
+	dir := t.TempDir()
+	room := filepath.Join(dir, "room")
+	synthRoom(t, room, "6", "3", 1.2)
+	var scores [2][2]float64
+	for k, aloneFirst := range []string{"true", "false"} {
+		out := filepath.Join(dir, "out-"+aloneFirst)
+		code, _, stderr := runCmd(t, "", "fuse", filepath.Join(room, "robot-1"), filepath.Join(room, "robot-2"), filepath.Join(room, "robot-3"),
+			"-window", "30", "-skip-empty", "-merge-by-truth", "-alone-first="+aloneFirst, "-out", out)
+		kept := strings.Contains(stderr, "alone    3 robots' maps made each alone") && strings.Contains(stderr, "the robots' joined map kept")
+		if code != 0 || kept != (aloneFirst == "true") {
+			t.Fatalf("-alone-first=%s: exit %d, the robots' map kept %v:\n%s", aloneFirst, code, kept, stderr)
+		}
+		var recs []map[string]any
+		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if json.Unmarshal(b, &recs) != nil || len(recs) != 2 {
+			t.Fatalf("-alone-first=%s: report %s", aloneFirst, b)
+		}
+		scores[k][0], _ = recs[1]["precision"].(float64)
+		scores[k][1], _ = recs[1]["recall"].(float64)
+	}
+	if scores[0][0] <= scores[1][0] || scores[0][1] <= scores[1][1] {
+		t.Errorf("precision and recall %v with each robot's map first, %v without; want both higher", scores[0], scores[1])
+	}
+}
+
 // synthRoom writes bench-rooms' room (10 minutes, robots robots) of seed
 // into out, its noise scaled by noise (bench-rooms' NOISE).
 func synthRoom(t *testing.T, out, seed, robots string, noise float64) {

@@ -27,13 +27,12 @@ type fusedRun struct {
 	first        *firstMap
 }
 
-// fuseTracked is fuseAt with fuse's options and methods, and for tracked
-// maps whose tolerance was not given (-tolerance 0) also at
-// fusion.WiderTolerance times the automatic one: the first method's two
-// maps are made, the one keptMap picks kept, and only then the other
-// methods run, on its association; only its run speaks on stderr. A
-// tracked map kept leaves its ambiguous observations out last
-// (leaveAmbiguous).
+// fuseTracked is fuseAt with fuse's options and methods. For tracked
+// maps whose tolerance was not given (-tolerance 0) the first method's
+// map is chosen (chooseTolerance, then for several robots
+// chooseAloneFirst), its ambiguous observations are left out
+// (leaveAmbiguous), and only then the other methods run, on its
+// association.
 func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
 	if !o.tracks(s) || !o.reassociate || o.assoc.Tolerance != 0 {
 		r, err := o.fuseAt(ctx, s, o.assoc, len(o.methodList), pr, stderr)
@@ -42,6 +41,30 @@ func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdl
 		}
 		return r, o.leaveAmbiguous(ctx, r, stderr)
 	}
+	r, err := o.chooseTolerance(ctx, s, pr, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if o.aloneFirst && o.join && robotCount(s) > 1 {
+		if err := o.chooseAloneFirst(ctx, s, r, pr, stderr); err != nil {
+			return nil, err
+		}
+	}
+	if err := o.leaveAmbiguous(ctx, r, stderr); err != nil {
+		return nil, err
+	}
+	recs, results, err := o.runMethods(ctx, r.s, r.p, pr, 1, len(o.methodList))
+	if err != nil {
+		return nil, err
+	}
+	r.recs, r.results = append(r.recs, recs...), append(r.results, results...)
+	return r, nil
+}
+
+// chooseTolerance fuses s with the first method at the automatic
+// tolerance and at fusion.WiderTolerance times it and returns the run
+// keptMap picks; only its run speaks on stderr, then a line says which.
+func (o *fuseOptions) chooseTolerance(ctx context.Context, s *localmap.Set, pr *cmdline.Progress, stderr io.Writer) (*fusedRun, error) {
 	var logs [2]bytes.Buffer
 	runs := [2]*fusedRun{}
 	assoc := o.assoc
@@ -61,16 +84,7 @@ func (o *fuseOptions) fuseTracked(ctx context.Context, s *localmap.Set, pr *cmdl
 	}
 	fmt.Fprintf(stderr, "choose   tolerance %.2f m and %.3g times it, %.2f m: %d and %d landmarks; the map of %.2f m kept (fewer landmarks; on a tie fewer maps realigned, then the first)\n",
 		runs[0].a.Tolerance, fusion.WiderTolerance, runs[1].a.Tolerance, clusters[0], clusters[1], runs[kept].a.Tolerance)
-	r := runs[kept]
-	if err := o.leaveAmbiguous(ctx, r, stderr); err != nil {
-		return nil, err
-	}
-	recs, results, err := o.runMethods(ctx, r.s, r.p, pr, 1, len(o.methodList))
-	if err != nil {
-		return nil, err
-	}
-	r.recs, r.results = append(r.recs, recs...), append(r.results, results...)
-	return r, nil
+	return runs[kept], nil
 }
 
 // fuseAt associates s with assoc's options and fuses from it: the

@@ -1,0 +1,114 @@
+package fuse
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/clearmatch/clearmatch/fusion"
+	"github.com/clearmatch/clearmatch/internal/cmdline"
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// chooseAloneFirst makes a second map of several tracked robots, from
+// each robot's map as fuse makes it alone (robotsAlone), and keeps it
+// when it holds fewer landmarks than team's: a robot's map is made best
+// alone (its own tolerance, settled apart from the others' wrong maps),
+// and where the team's association ties robots together that their
+// maps' join cannot, or other robots' maps mend one robot's, the team's
+// map holds fewer (docs/decisions.md, "Each robot's map first"). A kept
+// map replaces team's first map and its record.
+func (o *fuseOptions) chooseAloneFirst(ctx context.Context, s *localmap.Set, team *fusedRun, pr *cmdline.Progress, stderr io.Writer) error {
+	var log bytes.Buffer
+	joined, robots, err := o.robotsAlone(ctx, s, team.first.final.result.Method, team.first.model, pr, &log)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(stderr, &log); err != nil {
+		return err
+	}
+	if joined == nil {
+		fmt.Fprintf(stderr, "choose   the robots' maps made alone did not join: the team's map kept\n")
+		return nil
+	}
+	clusters := [2]int{team.first.final.result.Clusters, joined.final.result.Clusters}
+	kept := "the team's kept (fewer landmarks or as many)"
+	if clusters[1] < clusters[0] {
+		kept = "the robots' joined map kept (fewer landmarks)"
+	}
+	fmt.Fprintf(stderr, "choose   the team's map and the %d robots' maps made alone and joined: %d and %d landmarks; %s\n",
+		robots, clusters[0], clusters[1], kept)
+	if clusters[1] >= clusters[0] {
+		return nil
+	}
+	res := joined.final.result
+	rec := &team.recs[1]
+	rec.Method, rec.Scores, rec.Seconds = res.Method, fusion.Score(joined.placed, res, o.dnDistance), res.Seconds
+	rec.Clusters, rec.FusedLandmarks = res.Clusters, res.Clusters
+	joined.byRecord[0] = team.first.byRecord[0]
+	team.results[1], team.first = res, joined
+	return nil
+}
+
+// robotsAlone is the map of s's robots made each alone (chooseTolerance
+// and leaveAmbiguous on its maps, silently), placed in one frame where
+// their maps align (joinRobots) and settled, on model's noise and
+// tolerance, its clusters named method; and the number of robots. It is
+// nil when a robot's map or the robots' maps together cannot be
+// optimized, or nothing joins; what it does is said on stderr.
+func (o *fuseOptions) robotsAlone(ctx context.Context, s *localmap.Set, method string, model mapModel, pr *cmdline.Progress, stderr io.Writer) (*firstMap, int, error) {
+	groups := fusion.GroupMaps(robotNumbers(s))
+	obsMap := fusion.ObservationMaps(s)
+	cluster := slices.Repeat([]int{-1}, len(obsMap))
+	poses := make([]localmap.Pose, len(s.Maps))
+	model.frames = make([]int, len(s.Maps))
+	clusters, realigned := 0, 0
+	for k, maps := range groups {
+		sub, obs := subSet(s, maps, obsMap)
+		r, err := o.chooseTolerance(ctx, sub, pr, io.Discard)
+		if err == nil {
+			err = o.leaveAmbiguous(ctx, r, io.Discard)
+		}
+		if err != nil || r.first.final.opt == nil {
+			return nil, 0, err
+		}
+		m := r.first.final
+		for i, n := range obs {
+			if c := m.result.Cluster[i]; c >= 0 {
+				cluster[n] = clusters + c
+			}
+		}
+		for i, g := range maps {
+			poses[g], model.frames[g] = m.opt.Graph.Poses[i], k
+		}
+		clusters, realigned = clusters+m.result.Clusters, realigned+r.first.realigned
+	}
+	placed := *s
+	res := &fusion.Result{Method: method, Cluster: cluster, Clusters: clusters}
+	m, err := o.newFusedMapFrom(ctx, &placed, poses, res, model, io.Discard)
+	if err != nil || m.opt == nil {
+		return nil, 0, err
+	}
+	fmt.Fprintf(stderr, "alone    %d robots' maps made each alone (as fuse makes one robot's): %d landmarks\n", len(groups), clusters)
+	f := &firstMap{final: m, byRecord: map[int]*fusedMap{1: m}, placed: &placed, model: model, realigned: realigned}
+	joined, err := o.joinRobots(ctx, f, stderr)
+	if err != nil || joined == nil {
+		return nil, 0, err
+	}
+	return joined, len(groups), o.settle(ctx, joined, "", stderr)
+}
+
+// robotNumbers is each of s's maps' robot, numbered by first map.
+func robotNumbers(s *localmap.Set) []int {
+	ids := map[string]int{}
+	out := make([]int, len(s.Robots))
+	for m, name := range s.Robots {
+		if _, ok := ids[name]; !ok {
+			ids[name] = len(ids)
+		}
+		out[m] = ids[name]
+	}
+	return out
+}
