@@ -26,14 +26,7 @@ func AlignRobots(s *localmap.Set, a *Association) (poses []localmap.Pose, group 
 	if s.Robots == nil {
 		return poses, group, 1
 	}
-	index := map[string]int{}
-	robot := make([]int, len(s.Maps))
-	for k, name := range s.Robots {
-		if _, ok := index[name]; !ok {
-			index[name] = len(index)
-		}
-		robot[k] = index[name]
-	}
+	robot, robots := RobotNumbers(s)
 	// Each cross-robot pair's placement of the higher robot's frame in the
 	// lower one's.
 	cands := map[[2]int][]placement{}
@@ -85,7 +78,7 @@ func AlignRobots(s *localmap.Set, a *Association) (poses []localmap.Pose, group 
 	for k, e := range edges {
 		links[k] = link{e.a, e.b, e.t}
 	}
-	frame, groupOf, groups := placeForest(len(index), links) // each robot's frame in its group's
+	frame, groupOf, groups := placeForest(robots, links) // each robot's frame in its group's
 	for k := range poses {
 		poses[k] = compose(frame[robot[k]], poses[k])
 		group[k] = groupOf[robot[k]]
@@ -164,4 +157,18 @@ func GroupMaps(group []int) [][]int {
 		out[k] = append(out[k], m)
 	}
 	return out
+}
+
+// RobotNumbers is each of s's maps' robot, numbered by first map, and
+// the number of robots (none without s.Robots).
+func RobotNumbers(s *localmap.Set) (robot []int, robots int) {
+	index := map[string]int{}
+	robot = make([]int, len(s.Robots))
+	for k, name := range s.Robots {
+		if _, ok := index[name]; !ok {
+			index[name] = len(index)
+		}
+		robot[k] = index[name]
+	}
+	return robot, len(index)
 }

@@ -66,3 +66,19 @@ func TestGroupMaps(t *testing.T) {
 		}
 	}
 }
+
+func TestRobotNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		names  []string
+		want   []int
+		robots int
+	}{
+		{nil, []int{}, 0},
+		{[]string{"b", "a", "b", "c"}, []int{0, 1, 0, 2}, 3}, // by first map
+	} {
+		s := &localmap.Set{Robots: tc.names}
+		if got, n := RobotNumbers(s); !reflect.DeepEqual(got, tc.want) || n != tc.robots {
+			t.Errorf("RobotNumbers(%v) = %v, %d, want %v, %d", tc.names, got, n, tc.want, tc.robots)
+		}
+	}
+}

@@ -59,7 +59,8 @@ func (o *fuseOptions) chooseAloneFirst(ctx context.Context, s *localmap.Set, tea
 // nil when a robot's map or the robots' maps together cannot be
 // optimized, or nothing joins; what it does is said on stderr.
 func (o *fuseOptions) robotsAlone(ctx context.Context, s *localmap.Set, method string, model mapModel, pr *cmdline.Progress, stderr io.Writer) (*firstMap, int, error) {
-	groups := fusion.GroupMaps(robotNumbers(s))
+	robot, _ := fusion.RobotNumbers(s)
+	groups := fusion.GroupMaps(robot)
 	obsMap := fusion.ObservationMaps(s)
 	cluster := slices.Repeat([]int{-1}, len(obsMap))
 	poses := make([]localmap.Pose, len(s.Maps))
@@ -98,17 +99,4 @@ func (o *fuseOptions) robotsAlone(ctx context.Context, s *localmap.Set, method s
 		return nil, 0, err
 	}
 	return joined, len(groups), o.settle(ctx, joined, "", stderr)
-}
-
-// robotNumbers is each of s's maps' robot, numbered by first map.
-func robotNumbers(s *localmap.Set) []int {
-	ids := map[string]int{}
-	out := make([]int, len(s.Robots))
-	for m, name := range s.Robots {
-		if _, ok := ids[name]; !ok {
-			ids[name] = len(ids)
-		}
-		out[m] = ids[name]
-	}
-	return out
 }
