@@ -104,6 +104,9 @@ func (p *Progress) Status(stage string, done, total int, detail string) {
 	if done >= total || !p.live {
 		end = "\n"
 	}
+	if done >= total {
+		delete(p.starts, stage) // a stage run again (fuse's second tolerance) starts its clock again
+	}
 	fmt.Fprintf(p.w, "%-8s %d/%d %s%s%s", stage, done, total, units[stage], rate, end)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clearmatch/clearmatch/internal/terminal"
 	"github.com/clearmatch/clearmatch/pipeline"
@@ -77,5 +78,21 @@ func TestProgressToLog(t *testing.T) {
 		if !strings.HasPrefix(lines[k], w) {
 			t.Errorf("line %d %q, want it to start %q", k, lines[k], w)
 		}
+	}
+}
+
+// TestProgressStageAgain: a stage run a second time after it finished
+// reads its rate from its second start, not its first.
+func TestProgressStageAgain(t *testing.T) {
+	var b bytes.Buffer
+	p := NewProgress(&b)
+	p.Update(pipeline.StageMatch, 1, 10)
+	p.starts[pipeline.StageMatch] = time.Now().Add(-time.Hour) // a long first run
+	p.Update(pipeline.StageMatch, 10, 10)
+	b.Reset()
+	p.last = time.Time{}
+	p.Update(pipeline.StageMatch, 1, 10)
+	if got := b.String(); got != "match    1/10 pairs\n" {
+		t.Errorf("the second run's first line %q, want no rate yet", got)
 	}
 }
