@@ -9,6 +9,7 @@ import (
 
 	"github.com/clearmatch/clearmatch/fusion"
 	"github.com/clearmatch/clearmatch/internal/cmdline"
+	"github.com/clearmatch/clearmatch/internal/pool"
 	"github.com/clearmatch/clearmatch/localmap"
 )
 
@@ -66,17 +67,33 @@ func (o *fuseOptions) robotsAlone(ctx context.Context, s *localmap.Set, method s
 	poses := make([]localmap.Pose, len(s.Maps))
 	model.frames = make([]int, len(s.Maps))
 	clusters, realigned := 0, 0
-	for k, maps := range groups {
-		sub, obs := subSet(s, maps, obsMap)
-		r, err := o.chooseTolerance(ctx, sub, pr, io.Discard)
+	// The robots' maps are made side by side, each from its own maps
+	// alone, quietly but for one progress line; each writes its own slot.
+	quiet := *o
+	quiet.assoc.Progress = nil
+	silent := cmdline.NewProgress(io.Discard)
+	runs := make([]*fusedRun, len(groups))
+	obs := make([][]int, len(groups))
+	err := pool.ForEach(ctx, len(groups), 0, pr.Stage("alone"), func(k int) error {
+		var sub *localmap.Set
+		sub, obs[k] = subSet(s, groups[k], obsMap)
+		r, err := quiet.chooseTolerance(ctx, sub, silent, io.Discard)
 		if err == nil {
-			err = o.leaveAmbiguous(ctx, r, io.Discard)
+			err = quiet.leaveAmbiguous(ctx, r, io.Discard)
 		}
-		if err != nil || r.first.final.opt == nil {
-			return nil, 0, err
+		runs[k] = r
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	for k, maps := range groups {
+		r := runs[k]
+		if r.first.final.opt == nil {
+			return nil, 0, nil
 		}
 		m := r.first.final
-		for i, n := range obs {
+		for i, n := range obs[k] {
 			if c := m.result.Cluster[i]; c >= 0 {
 				cluster[n] = clusters + c
 			}
