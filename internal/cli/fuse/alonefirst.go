@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/clearmatch/clearmatch/fusion"
 	"github.com/clearmatch/clearmatch/internal/cmdline"
@@ -63,10 +62,6 @@ func (o *fuseOptions) robotsAlone(ctx context.Context, s *localmap.Set, method s
 	robot, _ := fusion.RobotNumbers(s)
 	groups := fusion.GroupMaps(robot)
 	obsMap := fusion.ObservationMaps(s)
-	cluster := slices.Repeat([]int{-1}, len(obsMap))
-	poses := make([]localmap.Pose, len(s.Maps))
-	model.frames = make([]int, len(s.Maps))
-	clusters, realigned := 0, 0
 	// The robots' maps are made side by side, each from its own maps
 	// alone, quietly but for one progress line; each writes its own slot.
 	quiet := *o
@@ -87,29 +82,22 @@ func (o *fuseOptions) robotsAlone(ctx context.Context, s *localmap.Set, method s
 	if err != nil {
 		return nil, 0, err
 	}
-	for k, maps := range groups {
-		r := runs[k]
+	made := make([]*firstMap, len(groups))
+	for k, r := range runs {
 		if r.first.final.opt == nil {
 			return nil, 0, nil
 		}
-		m := r.first.final
-		for i, n := range obs[k] {
-			if c := m.result.Cluster[i]; c >= 0 {
-				cluster[n] = clusters + c
-			}
-		}
-		for i, g := range maps {
-			poses[g], model.frames[g] = m.opt.Graph.Poses[i], k
-		}
-		clusters, realigned = clusters+m.result.Clusters, realigned+r.first.realigned
+		made[k] = r.first
 	}
+	res, poses, realigned := joinedApart(groups, obs, made, len(obsMap), len(s.Maps))
+	res.Method = method
+	model.frames = robot // each robot its own frame group, numbered as groups
 	placed := *s
-	res := &fusion.Result{Method: method, Cluster: cluster, Clusters: clusters}
 	m, err := o.newFusedMapFrom(ctx, &placed, poses, res, model, io.Discard)
 	if err != nil || m.opt == nil {
 		return nil, 0, err
 	}
-	fmt.Fprintf(stderr, "alone    %d robots' maps made each alone (as fuse makes one robot's): %d landmarks\n", len(groups), clusters)
+	fmt.Fprintf(stderr, "alone    %d robots' maps made each alone (as fuse makes one robot's): %d landmarks\n", len(groups), res.Clusters)
 	f := &firstMap{final: m, byRecord: map[int]*fusedMap{1: m}, placed: &placed, model: model, realigned: realigned}
 	joined, err := o.joinRobots(ctx, f, stderr)
 	if err != nil || joined == nil {

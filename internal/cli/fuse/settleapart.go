@@ -22,39 +22,53 @@ func (o *fuseOptions) settleApart(ctx context.Context, f *firstMap, stderr io.Wr
 		return o.settle(ctx, f, "each robot apart", stderr)
 	}
 	obsMap := fusion.ObservationMaps(f.placed)
-	cluster := make([]int, len(obsMap))
-	poses := slices.Clone(f.final.opt.Graph.Poses)
-	clusters, realigned := 0, 0
-	for _, maps := range groups {
-		g, obs, err := o.settleGroup(ctx, f, maps, obsMap)
+	made, obs := make([]*firstMap, len(groups)), make([][]int, len(groups))
+	for k, maps := range groups {
+		g, gObs, err := o.settleGroup(ctx, f, maps, obsMap)
 		if err != nil || g == nil {
 			if err == nil { // the optimizer could not run: settle as one
 				err = o.settle(ctx, f, "each robot apart", stderr)
 			}
 			return err
 		}
-		for k, n := range obs {
-			cluster[n] = -1
-			if c := g.final.result.Cluster[k]; c >= 0 {
-				cluster[n] = clusters + c
-			}
-		}
-		for k, m := range maps {
-			poses[m] = g.final.opt.Graph.Poses[k]
-		}
-		clusters, realigned = clusters+g.final.result.Clusters, realigned+g.realigned
+		made[k], obs[k] = g, gObs
 	}
-	r := &fusion.Result{Method: f.final.result.Method, Seconds: f.final.result.Seconds, Cluster: cluster, Clusters: clusters}
+	r, poses, realigned := joinedApart(groups, obs, made, len(obsMap), len(f.placed.Maps))
+	r.Method, r.Seconds = f.final.result.Method, f.final.result.Seconds
 	again, err := o.newFusedMapFrom(ctx, f.placed, poses, r, f.model, io.Discard)
 	if err != nil || again.opt == nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "settle   (each of %d frame groups apart) associated again within %.2f m (%.3g tolerances) and optimized: %d clusters → %d\n",
-		len(groups), fusion.SettleRadius*f.model.tol, fusion.SettleRadius, f.final.result.Clusters, clusters)
+		len(groups), fusion.SettleRadius*f.model.tol, fusion.SettleRadius, f.final.result.Clusters, r.Clusters)
 	again.seconds += f.final.seconds
 	f.final, f.byRecord[1] = again, again
 	f.realigned += realigned
 	return nil
+}
+
+// joinedApart is the maps of groups, made apart (made[k] the map of
+// groups[k]'s maps, obs[k] their observations' numbers among
+// observations; maps maps in all), as one map: each group's clusters numbered after those
+// of the groups before it, each map at its group's optimized pose; and
+// the maps realigned in all.
+func joinedApart(groups, obs [][]int, made []*firstMap, observations, maps int) (*fusion.Result, []localmap.Pose, int) {
+	r := &fusion.Result{Cluster: slices.Repeat([]int{-1}, observations)}
+	poses := make([]localmap.Pose, maps)
+	realigned := 0
+	for k, group := range groups {
+		m := made[k].final
+		for i, n := range obs[k] {
+			if c := m.result.Cluster[i]; c >= 0 {
+				r.Cluster[n] = r.Clusters + c
+			}
+		}
+		for i, g := range group {
+			poses[g] = m.opt.Graph.Poses[i]
+		}
+		r.Clusters, realigned = r.Clusters+m.result.Clusters, realigned+made[k].realigned
+	}
+	return r, poses, realigned
 }
 
 // settleGroup settles the maps maps of f's map (obsMap: each
