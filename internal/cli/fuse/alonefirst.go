@@ -34,21 +34,18 @@ func (o *fuseOptions) chooseAloneFirst(ctx context.Context, s *localmap.Set, tea
 		return nil
 	}
 	clusters := [2]int{team.first.final.result.Clusters, joined.final.result.Clusters}
+	fewer := clusters[1] < clusters[0]
 	kept := "the team's kept (fewer landmarks or as many)"
-	if clusters[1] < clusters[0] {
+	if fewer {
 		kept = "the robots' joined map kept (fewer landmarks)"
 	}
 	fmt.Fprintf(stderr, "choose   the team's map and the %d robots' maps made alone and joined: %d and %d landmarks; %s\n",
 		robots, clusters[0], clusters[1], kept)
-	if clusters[1] >= clusters[0] {
-		return nil
+	if fewer {
+		joined.byRecord[0] = team.first.byRecord[0]
+		team.first = joined
+		o.rescore(team)
 	}
-	res := joined.final.result
-	rec := &team.recs[1]
-	rec.Method, rec.Scores, rec.Seconds = res.Method, fusion.Score(joined.placed, res, o.dnDistance), res.Seconds
-	rec.Clusters, rec.FusedLandmarks = res.Clusters, res.Clusters
-	joined.byRecord[0] = team.first.byRecord[0]
-	team.results[1], team.first = res, joined
 	return nil
 }
 

@@ -201,11 +201,18 @@ func (o *fuseOptions) leaveAmbiguous(ctx context.Context, r *fusedRun, stderr io
 	}
 	again.seconds += m.seconds
 	f.final, f.byRecord[1] = again, again
-	res := again.result
-	r.recs[1].Scores, r.recs[1].Seconds = fusion.Score(f.placed, res, o.dnDistance), res.Seconds
-	r.recs[1].Clusters, r.recs[1].FusedLandmarks = res.Clusters, res.Clusters
-	r.results[1] = res
+	o.rescore(r)
 	fmt.Fprintf(stderr, "doubt    %s of %s left out of their clusters: another placement of their map, as near its odometry, explains as many of its landmarks; %d clusters → %d\n",
-		cmdline.Plural(d.Observations, "observation"), cmdline.Plural(d.Maps, "map"), m.result.Clusters, res.Clusters)
+		cmdline.Plural(d.Observations, "observation"), cmdline.Plural(d.Maps, "map"), m.result.Clusters, again.result.Clusters)
 	return nil
+}
+
+// rescore makes r's second record and result (the map written) those
+// of r.first.final, scored where r.first places the maps.
+func (o *fuseOptions) rescore(r *fusedRun) {
+	res := r.first.final.result
+	rec := &r.recs[1]
+	rec.Method, rec.Scores, rec.Seconds = res.Method, fusion.Score(r.first.placed, res, o.dnDistance), res.Seconds
+	rec.Clusters, rec.FusedLandmarks = res.Clusters, res.Clusters
+	r.results[1] = res
 }
