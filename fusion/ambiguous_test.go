@@ -1,7 +1,6 @@
 package fusion
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/clearmatch/clearmatch/localmap"
@@ -19,12 +18,7 @@ func ambiguousScene(sees []int, sigma float64, extra ...[]int) (*localmap.Set, *
 	s := &localmap.Set{}
 	var cluster []int
 	add := func(ids []int) {
-		m := localmap.Map{Name: fmt.Sprint(len(s.Maps))}
-		for _, id := range ids {
-			w := gridWorld[id]
-			m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: w[0], Y: w[1]})
-		}
-		s.Maps = append(s.Maps, m)
+		s.Maps = append(s.Maps, worldMap(len(s.Maps), gridWorld, ids))
 		cluster = append(cluster, ids...)
 	}
 	add([]int{0, 1, 2, 3, 4, 5})
@@ -88,11 +82,7 @@ func TestLeaveAmbiguousPieces(t *testing.T) {
 	s := &localmap.Set{}
 	var cluster []int
 	for k, ids := range [][]int{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1}} {
-		m := localmap.Map{Name: fmt.Sprint(k)}
-		for _, id := range ids {
-			m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: world[id][0], Y: world[id][1]})
-		}
-		s.Maps = append(s.Maps, m)
+		s.Maps = append(s.Maps, worldMap(k, world, ids))
 		cluster = append(cluster, ids...)
 	}
 	g := &PoseGraph{Poses: make([]localmap.Pose, 3), Landmarks: world,

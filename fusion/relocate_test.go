@@ -18,12 +18,7 @@ func relocateScene(sees []int, pose localmap.Pose, clusters []int, component int
 	s := &localmap.Set{}
 	var cluster []int
 	add := func(ids []int, cl []int) {
-		m := localmap.Map{Name: fmt.Sprint(len(s.Maps))}
-		for _, id := range ids {
-			w := relocateWorld[id]
-			m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: w[0], Y: w[1]})
-		}
-		s.Maps = append(s.Maps, m)
+		s.Maps = append(s.Maps, worldMap(len(s.Maps), relocateWorld, ids))
 		cluster = append(cluster, cl...)
 	}
 	add([]int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2, 3, 4, 5})
@@ -34,6 +29,16 @@ func relocateScene(sees []int, pose localmap.Pose, clusters []int, component int
 		Component: []int{0, 0, component},
 	}
 	return s, &Result{Cluster: cluster, Clusters: len(relocateWorld)}, opt
+}
+
+// worldMap is map k of a scene's tests: world's landmarks ids, each
+// named by its id, at their world positions (the map at the origin).
+func worldMap(k int, world [][2]float64, ids []int) localmap.Map {
+	m := localmap.Map{Name: fmt.Sprint(k)}
+	for _, id := range ids {
+		m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: world[id][0], Y: world[id][1]})
+	}
+	return m
 }
 
 func TestRelocate(t *testing.T) {

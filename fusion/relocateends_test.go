@@ -1,7 +1,6 @@
 package fusion
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -24,16 +23,14 @@ func endsScene(turn float64) (*localmap.Set, *Result, *Optimized) {
 	swing := localmap.Pose{Theta: turn}
 	swing.X, swing.Y = 2-(math.Cos(turn)*2-math.Sin(turn)*1), 1-(math.Sin(turn)*2+math.Cos(turn)*1)
 	for k, ids := range sees {
-		m := localmap.Map{Name: fmt.Sprint(k)}
+		s.Maps = append(s.Maps, worldMap(k, endsWorld, ids))
 		for _, id := range ids {
-			m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: endsWorld[id][0], Y: endsWorld[id][1]})
 			c := id
 			if k < 2 {
 				c = -1
 			}
 			r.Cluster = append(r.Cluster, c)
 		}
-		s.Maps = append(s.Maps, m)
 		if k < 2 {
 			poses[k] = swing
 		}
