@@ -33,6 +33,7 @@ type Detection struct {
 type Log struct {
 	Odometry       []Reading
 	Detections     []Detection
+	OdometryFile   string
 	DetectionsFile string
 	Reference      []Fix
 }
@@ -71,7 +72,7 @@ func ReadLogFiles(odo, det, columns string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{DetectionsFile: det}
+	l := &Log{OdometryFile: odo, DetectionsFile: det}
 	err = readLines(odo, 3, nil, func(line int, f []string) error {
 		v, err := numbers(f[:3])
 		if err != nil {
@@ -100,6 +101,9 @@ func ReadLogFiles(odo, det, columns string) (*Log, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(l.Odometry) == 0 {
+		return nil, fmt.Errorf("%s: no odometry readings", odo)
 	}
 	if len(l.Detections) == 0 {
 		return nil, fmt.Errorf("%s: no detections", det)
@@ -363,6 +367,9 @@ func FromLog(l *Log, o LogOptions) (*Set, error) {
 	}
 	if o.MergeByTruth && !slices.ContainsFunc(dets, func(d Detection) bool { return d.Truth != "" }) {
 		return nil, fmt.Errorf("%s: merging by truth, but no detection has a truth (name the column in the detections' columns)", l.DetectionsFile)
+	}
+	if err := l.odometryCovers(dets); err != nil {
+		return nil, err
 	}
 	t0 := dets[0].T
 	s := &Set{}

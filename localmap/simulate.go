@@ -154,7 +154,7 @@ func SimulateTeam(c SimConfig, n int) ([]*Log, error) {
 	var logs []*Log
 	spurious := 0
 	for r, truth := range paths {
-		l := &Log{DetectionsFile: "simulated"}
+		l := &Log{OdometryFile: "simulated", DetectionsFile: "simulated"}
 		for k, t := range times {
 			l.Odometry = append(l.Odometry, Reading{T: t, U1: c.Speed * (1 + c.SpeedNoise*rng.NormFloat64()), U2: turns[r][k] + c.TurnNoise*rng.NormFloat64()})
 			if k%every != 0 {
