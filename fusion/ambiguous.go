@@ -26,28 +26,43 @@ import (
 const AmbiguousSigmas = 2
 
 // Doubted is what LeaveAmbiguous returns: the clusters with the doubted
-// observations in none, how many maps had any, and how many observations
-// left a cluster.
+// observations in none, how many maps had any, how many observations
+// left a cluster, and how many of those for lying toward a rival
+// landmark (contested) rather than for their map's other placement.
 type Doubted struct {
-	Result             *Result
-	Maps, Observations int
+	Result                        *Result
+	Maps, Observations, Contested int
+}
+
+// Doubt is what LeaveAmbiguous judges by: the association's tolerance
+// (Tol), how near its cluster's landmark a placement must put a landmark
+// to explain it (Radius), the smallest cluster kept (MinCluster), and
+// whether observations lying toward another landmark leave their
+// clusters too (Contested).
+type Doubt struct {
+	Tol, Radius float64
+	MinCluster  int
+	Contested   bool
 }
 
 // LeaveAmbiguous takes out of their clusters the observations of each map
 // of r (optimized by opt; each component and frame group apart, as
 // Reassociate) that another placement of the map assigns differently,
 // where that placement explains as many of its landmarks (each by a
-// cluster of its own within radius) as the map's clusters do where it
+// cluster of its own within d.Radius) as the map's clusters do where it
 // is, puts some landmark over two tolerances from where the map puts it,
 // and lies within AmbiguousSigmas of every odometry edge's prediction of
 // the map's pose; not where the two clusters lie within two tolerances
 // (pieces of one landmark). A placement explains landmarks by established
-// clusters only (established). Placements are Relocate's (two pairings within
-// RelocateReach tolerances, a turn within RelocateTurn); a map with no
-// odometry edge, or fewer than two landmarks explained, is not judged.
-// Clusters smaller than minCluster are dropped.
-func LeaveAmbiguous(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) *Doubted {
-	l, key := newRelocation(s, r, opt, frames, tol, radius)
+// clusters only (established). Placements are Relocate's (two pairings
+// within RelocateReach tolerances, a turn within RelocateTurn); a map
+// with no odometry edge, or fewer than two landmarks explained, is not
+// judged. With d.Contested, so does an observation of any map lying
+// farther from its cluster's landmark than ContestedShare of its distance
+// to another established cluster's, not a piece of its own. Clusters
+// smaller than d.MinCluster are dropped.
+func LeaveAmbiguous(s *localmap.Set, r *Result, opt *Optimized, frames []int, d Doubt) *Doubted {
+	l, key := newRelocation(s, r, opt, frames, d.Tol, d.Radius)
 	established(l.clusterKey, r.Cluster)
 	predicted := odometryPredictions(opt.Graph)
 	out := &Doubted{}
@@ -56,17 +71,26 @@ func LeaveAmbiguous(s *localmap.Set, r *Result, opt *Optimized, frames []int, to
 	for k, m := range s.Maps {
 		l.key = key[k]
 		mine := cluster[first : first+len(m.Landmarks)]
-		if doubted := l.doubted(m.Landmarks, opt.Graph.Poses[k], mine, predicted[k]); len(doubted) > 0 {
-			for _, j := range doubted {
-				mine[j] = -1
-			}
+		doubted := l.doubted(m.Landmarks, opt.Graph.Poses[k], mine, predicted[k])
+		for _, j := range doubted {
+			mine[j] = -1
+		}
+		var contested []int
+		if d.Contested {
+			contested = l.contested(m.Landmarks, opt.Graph.Poses[k], mine)
+		}
+		for _, j := range contested {
+			mine[j] = -1
+		}
+		if n := len(doubted) + len(contested); n > 0 {
 			out.Maps++
-			out.Observations += len(doubted)
+			out.Observations += n
+			out.Contested += len(contested)
 		}
 		first += len(m.Landmarks)
 	}
 	out.Result = &Result{Method: r.Method, Seconds: r.Seconds}
-	out.Result.Cluster, out.Result.Clusters = renumber(eval.MinTrack(cluster, minCluster))
+	out.Result.Cluster, out.Result.Clusters = renumber(eval.MinTrack(cluster, d.MinCluster))
 	return out
 }
 

@@ -52,7 +52,7 @@ func TestLeaveAmbiguous(t *testing.T) {
 		{"fits one along only by a stray cluster: kept", []int{0, 3}, 1.5, fiveTimes([]int{0, 1, 2, 3, 5}), 0},
 	} {
 		s, r, opt := ambiguousScene(tc.sees, tc.sigma, tc.extra...)
-		got := LeaveAmbiguous(s, r, opt, nil, tol, radius, 2)
+		got := LeaveAmbiguous(s, r, opt, nil, Doubt{Tol: tol, Radius: radius, MinCluster: 2})
 		if got.Observations != tc.out {
 			t.Errorf("%s: %d observations left out, want %d", tc.name, got.Observations, tc.out)
 			continue
@@ -87,7 +87,7 @@ func TestLeaveAmbiguousPieces(t *testing.T) {
 	}
 	g := &PoseGraph{Poses: make([]localmap.Pose, 3), Landmarks: world,
 		Odometry: []OdometryEdge{{From: 1, To: 2, SigmaXY: 5, SigmaTheta: 1}}}
-	got := LeaveAmbiguous(s, &Result{Cluster: cluster, Clusters: 4}, &Optimized{Graph: g, Component: make([]int, 3)}, nil, 0.4, 0.4, 2)
+	got := LeaveAmbiguous(s, &Result{Cluster: cluster, Clusters: 4}, &Optimized{Graph: g, Component: make([]int, 3)}, nil, Doubt{Tol: 0.4, Radius: 0.4, MinCluster: 2})
 	if a, b := got.Result.Cluster[8], got.Result.Cluster[9]; got.Observations != 1 || a < 0 || b >= 0 {
 		t.Errorf("%d observations out, A in cluster %d, B in %d; want 1, A kept, B out", got.Observations, a, b)
 	}

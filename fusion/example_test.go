@@ -138,7 +138,7 @@ func ExampleLeaveAmbiguous() {
 		}
 		g := &fusion.PoseGraph{Poses: make([]localmap.Pose, 2), Landmarks: grid,
 			Odometry: []fusion.OdometryEdge{{From: 0, To: 1, SigmaXY: sigma, SigmaTheta: 0.1}}}
-		d := fusion.LeaveAmbiguous(s, r, &fusion.Optimized{Graph: g, Component: make([]int, 2)}, nil, 0.4, 0.4, 1)
+		d := fusion.LeaveAmbiguous(s, r, &fusion.Optimized{Graph: g, Component: make([]int, 2)}, nil, fusion.Doubt{Tol: 0.4, Radius: 0.4, MinCluster: 1})
 		fmt.Printf("odometry %.1f m: %d observations left out\n", sigma, d.Observations)
 	}
 	// Output:

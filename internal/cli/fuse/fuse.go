@@ -73,6 +73,10 @@ type fuseOptions struct {
 	car                                  localmap.Ackermann
 	assoc                                fusion.AssociateOptions
 	methodList                           []string
+	// keepContested keeps in their clusters the observations lying
+	// toward another landmark (fusion.Doubt): set for each robot's map
+	// made alone within a team's run (robotsAlone).
+	keepContested bool
 }
 
 func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
