@@ -11,12 +11,14 @@
 #   (precision >= 0.97 and recall >= 0.6) and the mean P, R and F1.
 #   NOISE scales the range, bearing, turn-rate and speed noise (default
 #   1; 1.2 gives maps that fit each other about as loosely as the
-#   held-out lab's). STARTS (default 0) lists offsets in seconds: each
+#   held-out lab's). SPURIOUS is the mean number of false detections a
+#   scan (default none; 0.01 makes about 5% of the detections false, each
+#   its own barcode, seen once). STARTS (default 0) lists offsets in seconds: each
 #   run is repeated with its windows cut that much later (fuse -start),
 #   grouped by offset. Which scan falls in which window is arbitrary, and
 #   the offsets show how far a figure moves with it: a rule read off one
 #   cut can be fitted to it. Extra arguments go to fuse (e.g. -track=false).
-# Usage: SEEDS="1 2 3" TOGETHER=1 NOISE=1.2 STARTS="0 1 2" scripts/bench-rooms.sh [FUSE FLAGS]
+# Usage: SEEDS="1 2 3" TOGETHER=1 NOISE=1.2 SPURIOUS=0.01 STARTS="0 1 2" scripts/bench-rooms.sh [FUSE FLAGS]
 set -euo pipefail
 cm=${CLEARMATCH:-./clearmatch}
 [ -x "$cm" ] || { echo "bench-rooms.sh: $cm: build it first (make build) or set CLEARMATCH" >&2; exit 2; }
@@ -29,7 +31,7 @@ noise() { awk -v k="${NOISE:-1}" -v x="$1" 'BEGIN {printf "%g", k * x}'; }
 read -r rn bn tn sn <<< "$(noise 0.25) $(noise 0.05) $(noise 0.05) $(noise 0.05)"
 for seed in ${SEEDS:-1 2 3 4 5 6 7 8 9 10}; do
 	room="$work/room$seed"
-	"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 -spurious 1e-9 \
+	"$cm" synth-landmarks -seed "$seed" -arena 5x7 -landmarks 15 -robots 5 -duration 1500 -speed 0.15 -range 5 -fov 60 -miss 0.9 -spurious "${SPURIOUS:-1e-9}" \
 		-range-noise "$rn" -bearing-noise "$bn" -turn-noise "$tn" -speed-noise "$sn" -landmark-gap 1.2 -out "$room" > /dev/null
 	for start in ${STARTS:-0}; do
 		tag="" cut=()
