@@ -95,7 +95,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.StringVar(&o.kernel, "kernel", string(fusion.DefaultKernel), "robust loss on the observations: gnc (graduated Geman–McClure: drops a wrong association's pull) or huber")
 		fs.BoolVar(&o.join, "join", true, "with -reassociate and several robots: place the robots the association left apart by their optimized maps, where those align beyond chance, and associate and optimize again there")
 		fs.BoolVar(&o.aloneFirst, "alone-first", true, "with -track, -join, several robots and no -tolerance: also fuse each robot's maps alone and join those; that map is written where it holds fewer landmarks than the team's")
-		fs.BoolVar(&o.doubt, "doubt", true, "with -track: leave out of their clusters the landmarks of a map that another placement, as near its odometry, assigns to other landmarks as well: precision for recall")
+		fs.BoolVar(&o.doubt, "doubt", true, "with -track: leave out of their clusters the landmarks of a map that another placement, as near its odometry, assigns to other landmarks as well, and observations over three eighths of the way to another landmark: precision for recall")
 		fs.BoolVar(&o.reassociate, "reassociate", true, "after optimizing, associate again where the optimized map puts the landmarks (within the tolerance, never two of a map's landmarks together) and optimize again: the map written, reported as METHOD"+fusion.ReassociatedSuffix)
 	})
 	fs.Group("Robot log", func(fs *flag.FlagSet) {
