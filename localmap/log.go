@@ -354,7 +354,8 @@ func (o LogOptions) Check() error {
 // and the sightings within o.MergeRadius of a landmark of the window (its
 // running mean) merged into it. Map k is named by its window's start
 // time; Poses hold each window's first pose, Trajectory the path from the
-// first detection kept.
+// first detection kept. Detections the odometry does not reach
+// (odometryCovers) are refused.
 func FromLog(l *Log, o LogOptions) (*Set, error) {
 	o.defaults(l)
 	if err := o.Check(); err != nil {
