@@ -145,3 +145,37 @@ func ExampleLeaveAmbiguous() {
 	// odometry 1.5 m: 2 observations left out
 	// odometry 0.3 m: 0 observations left out
 }
+
+// An observation 0.8 m from its landmark towards another 2 m away lies
+// 0.67 of its distance to the other from its own, beyond ContestedShare:
+// with Contested, which of the two it saw is not known and it leaves its
+// cluster. At 0.5 m it stays.
+func ExampleDoubt() {
+	marks := [][2]float64{{0, 0}, {2, 0}, {0, 2}}
+	for _, shift := range []float64{0.8, 0.5} {
+		s := &localmap.Set{}
+		r := &fusion.Result{Clusters: len(marks)}
+		for k := range 3 {
+			m := localmap.Map{Name: fmt.Sprint(k)}
+			for id, p := range marks {
+				if k == 2 && id == 1 {
+					continue // the third map does not see the other landmark
+				}
+				x := p[0]
+				if k == 2 && id == 0 {
+					x += shift
+				}
+				m.Landmarks = append(m.Landmarks, localmap.Landmark{Name: fmt.Sprint(id), X: x, Y: p[1]})
+				r.Cluster = append(r.Cluster, id)
+			}
+			s.Maps = append(s.Maps, m)
+		}
+		g := &fusion.PoseGraph{Poses: make([]localmap.Pose, 3), Landmarks: marks}
+		d := fusion.LeaveAmbiguous(s, r, &fusion.Optimized{Graph: g, Component: make([]int, 3)}, nil,
+			fusion.Doubt{Tol: 0.4, Radius: 0.4, MinCluster: 1, Contested: true})
+		fmt.Printf("%.1f m towards the other: %d left out\n", shift, d.Contested)
+	}
+	// Output:
+	// 0.8 m towards the other: 1 left out
+	// 0.5 m towards the other: 0 left out
+}
