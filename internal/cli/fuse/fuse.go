@@ -254,13 +254,11 @@ func allFolders(paths []string) bool {
 	return true
 }
 
-// robotCount counts the robots s's maps come from.
+// robotCount counts the robots s's maps come from (one without
+// s.Robots).
 func robotCount(s *localmap.Set) int {
-	seen := map[string]bool{}
-	for _, r := range s.Robots {
-		seen[r] = true
-	}
-	return max(1, len(seen))
+	_, robots := fusion.RobotNumbers(s)
+	return max(1, robots)
 }
 
 func fuseMethods() map[string]bool {

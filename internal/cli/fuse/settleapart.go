@@ -49,9 +49,9 @@ func (o *fuseOptions) settleApart(ctx context.Context, f *firstMap, stderr io.Wr
 
 // joinedApart is the maps of groups, made apart (made[k] the map of
 // groups[k]'s maps, obs[k] their observations' numbers among
-// observations; maps maps in all), as one map: each group's clusters numbered after those
-// of the groups before it, each map at its group's optimized pose; and
-// the maps realigned in all.
+// observations; maps maps in all), as one map: each group's clusters
+// numbered after those of the groups before it, each map at its group's
+// optimized pose; and the maps realigned in all.
 func joinedApart(groups, obs [][]int, made []*firstMap, observations, maps int) (*fusion.Result, []localmap.Pose, int) {
 	r := &fusion.Result{Cluster: slices.Repeat([]int{-1}, observations)}
 	poses := make([]localmap.Pose, maps)

@@ -180,8 +180,8 @@ func keptMap(clusters, realigned [2]int) int {
 // leaveAmbiguous takes out of their clusters the observations of r's
 // written map whose map another placement the odometry allows explains
 // as well, and those lying toward another landmark unless
-// o.keepContested (fusion.LeaveAmbiguous), optimizes it again from where it was,
-// and scores it again. After keptMap's choice: the landmarks it counts
+// o.keepContested (fusion.LeaveAmbiguous), optimizes it again from where
+// it was, and scores it again. After keptMap's choice: the landmarks it counts
 // are the tracking's, not the doubt's.
 func (o *fuseOptions) leaveAmbiguous(ctx context.Context, r *fusedRun, stderr io.Writer) error {
 	f := r.first
