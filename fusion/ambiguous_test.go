@@ -94,3 +94,58 @@ func TestLeaveAmbiguousPieces(t *testing.T) {
 }
 
 func fiveTimes(ids []int) [][]int { return [][]int{ids, ids, ids, ids, ids} }
+
+// runScene is a map seeing every landmark of gridWorld, a map seeing each
+// of middle, and another seeing every landmark, all at the origin in
+// their clusters, each joined to the next by an odometry edge: the first
+// and last edges of deviations ends, the others inner.
+func runScene(middle [][]int, ends, inner float64) (*localmap.Set, *Result, *Optimized) {
+	all := []int{0, 1, 2, 3, 4, 5}
+	sees := append(append([][]int{all}, middle...), all)
+	s := &localmap.Set{}
+	var cluster []int
+	g := &PoseGraph{Poses: make([]localmap.Pose, len(sees)), Landmarks: gridWorld}
+	for k, ids := range sees {
+		s.Maps = append(s.Maps, worldMap(k, gridWorld, ids))
+		cluster = append(cluster, ids...)
+		if k > 0 {
+			sigma := inner
+			if k == 1 || k == len(sees)-1 {
+				sigma = ends
+			}
+			g.Odometry = append(g.Odometry, OdometryEdge{From: k - 1, To: k, SigmaXY: sigma, SigmaTheta: sigma})
+		}
+	}
+	return s, &Result{Cluster: cluster, Clusters: len(gridWorld)}, &Optimized{Graph: g, Component: make([]int, len(sees))}
+}
+
+// Maps 1 and 2 fit one spacing along together as well as where they are;
+// the odometry between them holds each where the other is.
+func TestLeaveAmbiguousRun(t *testing.T) {
+	pair := [][]int{{0, 1}, {3, 4}}
+	for _, tc := range []struct {
+		name        string
+		middle      [][]int
+		ends, inner float64
+		out         int
+	}{
+		{"the run fits along as well, the odometry either side allowing it: out", pair, 1.5, 0.3, 4},
+		{"two maps of the same landmarks, each by a cluster of its own: out", [][]int{{0, 1}, {0, 1}}, 1.5, 0.3, 4},
+		{"the odometry either side rules it out: kept", pair, 0.3, 0.3, 0},
+		{"a run longer than DoubtRun: kept", append(pair, pair...), 1.5, 0.3, 0},
+	} {
+		s, r, opt := runScene(tc.middle, tc.ends, tc.inner)
+		got := LeaveAmbiguous(s, r, opt, nil, Doubt{Tol: 0.4, Radius: 0.4, MinCluster: 2, Runs: true})
+		if got.Observations != tc.out {
+			t.Errorf("%s: %d observations left out, want %d", tc.name, got.Observations, tc.out)
+		}
+		if alone := LeaveAmbiguous(s, r, opt, nil, Doubt{Tol: 0.4, Radius: 0.4, MinCluster: 2}); alone.Observations != 0 {
+			t.Errorf("%s: each map alone, %d observations left out, want 0", tc.name, alone.Observations)
+		}
+		for g := 6; g < len(r.Cluster)-6; g++ {
+			if in := got.Result.Cluster[g] >= 0; in == (tc.out > 0) {
+				t.Errorf("%s: observation %d in cluster %d", tc.name, g, got.Result.Cluster[g])
+			}
+		}
+	}
+}

@@ -142,8 +142,21 @@ func (l *relocation) better(lms []localmap.Landmark, pose localmap.Pose, cluster
 // candidate pairs landmark j of a map with cluster c.
 type candidate struct{ j, c int }
 
-// placements is every placement of lms that two candidate pairings fix.
+// placements is every placement of lms that two candidate pairings fix
+// (placementPoses).
 func (l *relocation) placements(lms []localmap.Landmark, pose localmap.Pose) []mapPlacement {
+	var out []mapPlacement
+	for _, p := range l.placementPoses(lms, pose) {
+		out = append(out, l.place(lms, p))
+	}
+	return out
+}
+
+// placementPoses is every pose of lms that two candidate pairings fix:
+// each of two landmarks with a cluster of the key within RelocateReach
+// tolerances of where pose puts it, as far apart within two tolerances,
+// turning the map RelocateTurn at most.
+func (l *relocation) placementPoses(lms []localmap.Landmark, pose localmap.Pose) []localmap.Pose {
 	reach := RelocateReach * l.tol
 	var cs []candidate
 	for j, lm := range lms {
@@ -162,7 +175,7 @@ func (l *relocation) placements(lms []localmap.Landmark, pose localmap.Pose) []m
 	if len(cs) > maxPosedCandidates {
 		return nil // too many to say which
 	}
-	var out []mapPlacement
+	var out []localmap.Pose
 	for x, a := range cs {
 		for _, b := range cs[x+1:] {
 			if a.j == b.j || a.c == b.c {
@@ -178,7 +191,7 @@ func (l *relocation) placements(lms []localmap.Landmark, pose localmap.Pose) []m
 			if math.Abs(math.Remainder(theta-pose.Theta, 2*math.Pi)) > RelocateTurn {
 				continue
 			}
-			out = append(out, l.place(lms, localmap.Pose{X: t[0], Y: t[1], Theta: theta}))
+			out = append(out, localmap.Pose{X: t[0], Y: t[1], Theta: theta})
 		}
 	}
 	return out

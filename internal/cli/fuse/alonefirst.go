@@ -64,10 +64,11 @@ func (o *fuseOptions) robotsAlone(ctx context.Context, s *localmap.Set, method s
 	quiet := *o
 	quiet.assoc.Progress = nil
 	// Each robot's map is what the join aligns and the choice counts:
-	// left out there, contested observations change which map is kept
-	// for the worse (docs/decisions.md, "Leaving contested observations
-	// out"); the map kept is doubted whole.
-	quiet.keepContested = true
+	// left out there, contested observations and runs of maps change
+	// which map is kept for the worse (docs/decisions.md, "Leaving
+	// contested observations out", "Doubting runs of maps"); the map
+	// kept is doubted whole.
+	quiet.doubtMapsAlone = true
 	silent := cmdline.NewProgress(io.Discard)
 	runs := make([]*fusedRun, len(groups))
 	obs := make([][]int, len(groups))

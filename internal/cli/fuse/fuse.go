@@ -73,10 +73,10 @@ type fuseOptions struct {
 	car                                  localmap.Ackermann
 	assoc                                fusion.AssociateOptions
 	methodList                           []string
-	// keepContested keeps in their clusters the observations lying
-	// toward another landmark (fusion.Doubt): set for each robot's map
-	// made alone within a team's run (robotsAlone).
-	keepContested bool
+	// doubtMapsAlone doubts each map alone (fusion.Doubt without Runs
+	// and Contested): set for each robot's map made alone within a
+	// team's run (robotsAlone).
+	doubtMapsAlone bool
 }
 
 func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
@@ -95,7 +95,7 @@ func (o *fuseOptions) addFlags(fs *cmdline.FlagSet) {
 		fs.StringVar(&o.kernel, "kernel", string(fusion.DefaultKernel), "robust loss on the observations: gnc (graduated Geman–McClure: drops a wrong association's pull) or huber")
 		fs.BoolVar(&o.join, "join", true, "with -reassociate and several robots: place the robots the association left apart by their optimized maps, where those align beyond chance, and associate and optimize again there")
 		fs.BoolVar(&o.aloneFirst, "alone-first", true, "with -track, -join, several robots and no -tolerance: also fuse each robot's maps alone and join those; that map is written where it holds fewer landmarks than the team's")
-		fs.BoolVar(&o.doubt, "doubt", true, "with -track: leave out of their clusters the landmarks of a map that another placement, as near its odometry, assigns to other landmarks as well, and observations over three eighths of the way to another landmark: precision for recall")
+		fs.BoolVar(&o.doubt, "doubt", true, "with -track: leave out of their clusters the landmarks of a map (alone or with one or two beside it) that another placement, as near the odometry, assigns to other landmarks as well, and observations over three eighths of the way to another landmark: precision for recall")
 		fs.BoolVar(&o.reassociate, "reassociate", true, "after optimizing, associate again where the optimized map puts the landmarks (within the tolerance, never two of a map's landmarks together) and optimize again: the map written, reported as METHOD"+fusion.ReassociatedSuffix)
 	})
 	fs.Group("Robot log", func(fs *flag.FlagSet) {

@@ -178,11 +178,12 @@ func keptMap(clusters, realigned [2]int) int {
 }
 
 // leaveAmbiguous takes out of their clusters the observations of r's
-// written map whose map another placement the odometry allows explains
-// as well, and those lying toward another landmark unless
-// o.keepContested (fusion.LeaveAmbiguous), optimizes it again from where
-// it was, and scores it again. After keptMap's choice: the landmarks it counts
-// are the tracking's, not the doubt's.
+// written map whose map, alone or (unless o.doubtMapsAlone) with one or
+// two beside it, another placement the odometry allows explains as well,
+// and those lying toward another landmark (unless o.doubtMapsAlone;
+// fusion.LeaveAmbiguous), optimizes it again from where it was, and
+// scores it again. After keptMap's choice: the landmarks it counts are
+// the tracking's, not the doubt's.
 func (o *fuseOptions) leaveAmbiguous(ctx context.Context, r *fusedRun, stderr io.Writer) error {
 	f := r.first
 	m := f.final
@@ -190,9 +191,9 @@ func (o *fuseOptions) leaveAmbiguous(ctx context.Context, r *fusedRun, stderr io
 		return nil // not associated again: nothing settled to doubt
 	}
 	t0 := time.Now()
-	d := fusion.LeaveAmbiguous(f.placed, m.result, m.opt, f.model.frames, fusion.Doubt{Tol: f.model.tol, Radius: f.model.tol, MinCluster: o.minCluster, Contested: !o.keepContested})
+	d := fusion.LeaveAmbiguous(f.placed, m.result, m.opt, f.model.frames, fusion.Doubt{Tol: f.model.tol, Radius: f.model.tol, MinCluster: o.minCluster, Runs: !o.doubtMapsAlone, Contested: !o.doubtMapsAlone})
 	if d.Observations == 0 {
-		fmt.Fprintf(stderr, "doubt    no map fits another place its odometry allows as well, no observation lies toward another landmark: every observation kept\n")
+		fmt.Fprintf(stderr, "doubt    no map, alone or with one or two beside it, fits another place the odometry allows as well, no observation lies toward another landmark: every observation kept\n")
 		return nil
 	}
 	d.Result.Method, d.Result.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
@@ -203,7 +204,7 @@ func (o *fuseOptions) leaveAmbiguous(ctx context.Context, r *fusedRun, stderr io
 	again.seconds += m.seconds
 	f.final, f.byRecord[1] = again, again
 	o.rescore(r)
-	fmt.Fprintf(stderr, "doubt    %s of %s left out of their clusters: %d where another placement of their map, as near its odometry, explains as many of its landmarks, %d lying toward another landmark; %d clusters → %d\n",
+	fmt.Fprintf(stderr, "doubt    %s of %s left out of their clusters: %d where their map, alone or with one or two beside it, fits another place the odometry allows as well, %d lying toward another landmark; %d clusters → %d\n",
 		cmdline.Plural(d.Observations, "observation"), cmdline.Plural(d.Maps, "map"), d.Observations-d.Contested, d.Contested, m.result.Clusters, again.result.Clusters)
 	return nil
 }
