@@ -137,9 +137,10 @@ func doubtRuns(s *localmap.Set, longest int) [][]int {
 }
 
 // runDoubted is which observations (numbered as in cluster; first as
-// observationStarts; edges as mapEdges) of run's maps, placed together where g puts them, a
-// placement within the predictions of the odometry edges joining the run
-// to other maps assigns otherwise while explaining as many.
+// observationStarts; edges as mapEdges) of run's maps, placed together
+// where g puts them, a placement within the predictions of the odometry
+// edges joining the run to other maps assigns otherwise while explaining
+// as many.
 func (l *relocation) runDoubted(s *localmap.Set, g *PoseGraph, edges [][]int, first, cluster, run []int) []int {
 	predicted := runPredictions(g, edges, run)
 	if len(predicted) == 0 {
@@ -156,7 +157,7 @@ func (l *relocation) runDoubted(s *localmap.Set, g *PoseGraph, edges [][]int, fi
 		return nil
 	}
 	local := landmarkPoints(lms)
-	contested := make([]bool, len(lms))
+	reassigned := make([]bool, len(lms))
 	for _, at := range l.placementPoses(lms, pose) {
 		p := l.placeRun(s, run, within, at)
 		if p.explain < current || !placedApart(local, p.pose, pose, 2*l.tol) || !runAllowed(predicted, within, p.pose) {
@@ -164,12 +165,12 @@ func (l *relocation) runDoubted(s *localmap.Set, g *PoseGraph, edges [][]int, fi
 		}
 		for j, c := range p.cluster {
 			if c != clusters[j] && clusters[j] >= 0 && !l.pieces(c, clusters[j]) {
-				contested[j] = true
+				reassigned[j] = true
 			}
 		}
 	}
 	var out []int
-	for j, c := range contested {
+	for j, c := range reassigned {
 		if c {
 			out = append(out, obs[j])
 		}
