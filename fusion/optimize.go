@@ -31,6 +31,9 @@ type OptimizeOptions struct {
 	MaxMaps int
 }
 
+// GNCWidth is GNC's default width, standard deviations.
+const GNCWidth = 3
+
 // Kernel names a robust loss.
 type Kernel string
 
@@ -75,7 +78,7 @@ func Optimize(ctx context.Context, g *PoseGraph, o OptimizeOptions) (*Optimized,
 		o.Kernel = DefaultKernel
 	}
 	if o.Width == 0 {
-		o.Width = map[Kernel]float64{GNC: 3, Huber: 1.345}[o.Kernel]
+		o.Width = map[Kernel]float64{GNC: GNCWidth, Huber: 1.345}[o.Kernel]
 	}
 	if o.MaxIterations == 0 {
 		o.MaxIterations = 100

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/clearmatch/clearmatch/compare"
@@ -241,7 +242,8 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stderr io.Writer) error {
 	radius := fusion.SettleRadius * f.model.tol
 	start, rounds, moved, how := f.final.result.Clusters, 0, 0, "still changing at the last"
-	inHalves := 0 // maps moved as half a robot's (fusion.RealignSplit)
+	inHalves := 0  // maps moved as half a robot's (fusion.RealignSplit)
+	retracked := 0 // maps placed again along their robot's path (fusion.Retrack)
 	seen := []*fusion.Result{f.final.result}
 	seenBefore := func(r *fusion.Result) bool {
 		return slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) })
@@ -262,6 +264,16 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 			if rel.Maps == 0 {
 				rel = fusion.RealignSplit(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster)
 				inHalves += rel.Maps
+			}
+			if rel.Maps == 0 {
+				better, err := o.retrack(ctx, f, radius)
+				if err != nil {
+					return err
+				}
+				if better != nil {
+					rel = better
+					retracked += rel.Maps
+				}
 			}
 			if rel.Maps == 0 {
 				how = "until nothing changed"
@@ -295,8 +307,15 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 	}
 	f.realigned += inHalves
 	relocated := cmdline.Plural(moved, "map") + " relocated"
+	var which []string
 	if inHalves > 0 {
-		relocated += fmt.Sprintf(" (%d of them as half a robot's maps)", inHalves)
+		which = append(which, fmt.Sprintf("%d of them as half a robot's maps", inHalves))
+	}
+	if retracked > 0 {
+		which = append(which, fmt.Sprintf("%d placed again along their robot's path", retracked))
+	}
+	if len(which) > 0 {
+		relocated += " (" + strings.Join(which, ", ") + ")"
 	}
 	fmt.Fprintf(stderr, "settle   %sassociated again within %.2f m (%.3g tolerances) and optimized, %s: %s %s, %d clusters → %d\n",
 		what, radius, fusion.SettleRadius, relocated, cmdline.Plural(rounds, "round"), how, start, f.final.result.Clusters)
@@ -473,4 +492,27 @@ func addOptimizedFigure(files map[string][]byte, opt *optimization, r *fusion.Re
 	}
 	cmdline.AddFigures(files, []compare.Figure{f})
 	return nil
+}
+
+// retrack is the placement of one robot's maps again along its path
+// (fusion.Retracked) that, optimized from there, costs least, when that
+// is less than f's final map by one outlier's cost (both counting the
+// observations in no cluster as outliers); nil otherwise.
+func (o *fuseOptions) retrack(ctx context.Context, f *firstMap, radius float64) (*fusion.Relocated, error) {
+	m := f.final
+	best := m.opt.CostCountingLone(f.placed) - fusion.OutlierCost
+	var out *fusion.Relocated
+	for _, rel := range fusion.Retracked(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster) {
+		again, err := o.newFusedMapFrom(ctx, f.placed, rel.Poses, rel.Result, f.model, io.Discard)
+		if err != nil {
+			return nil, err
+		}
+		if again.opt == nil {
+			continue
+		}
+		if cost := again.opt.CostCountingLone(f.placed); cost < best {
+			best, out = cost, rel
+		}
+	}
+	return out, nil
 }

@@ -1,0 +1,98 @@
+package fusion
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/clearmatch/clearmatch/localmap"
+)
+
+// bentScene is endsScene's robot with its odometry known (every map at
+// the origin, so each predicts the next exactly) and its third and
+// fourth maps, not its first two, swung by turn about (2, 1), their
+// landmarks in no cluster: the path bent in its middle.
+func bentScene(turn float64) (*localmap.Set, *Result, *Optimized) {
+	s, r, opt := endsScene(0)
+	s.Poses = make([]localmap.Pose, len(s.Maps))
+	swing := localmap.Pose{Theta: turn}
+	swing.X, swing.Y = 2-(math.Cos(turn)*2-math.Sin(turn)*1), 1-(math.Sin(turn)*2+math.Cos(turn)*1)
+	for g := range r.Cluster {
+		k := g / 4
+		r.Cluster[g], _ = strconv.Atoi(s.Maps[k].Landmarks[g%4].Name)
+		if turn != 0 && (k == 2 || k == 3) {
+			r.Cluster[g] = -1
+		}
+	}
+	for k := range opt.Graph.Poses {
+		opt.Graph.Poses[k] = localmap.Pose{}
+		if k == 2 || k == 3 {
+			opt.Graph.Poses[k] = swing
+		}
+	}
+	return s, r, opt
+}
+
+func TestRetrack(t *testing.T) {
+	const tol, radius = 0.4, 0.6
+	chain := []int{0, 1, 2, 3, 4, 5}
+	back := slices.Clone(chain)
+	slices.Reverse(back)
+	for _, tc := range []struct {
+		name   string
+		turn   float64
+		chain  []int
+		frames []int
+		moved  int // maps whose observations change cluster; −1: no result
+	}{
+		{"the bent maps come back, forwards", 0.6, chain, nil, 2},
+		{"and backwards", 0.6, back, nil, 2},
+		{"bent by more than RelocateTurn", -1, chain, nil, 2},
+		{"where they belong, nothing changes", 0, chain, nil, 0},
+		{"a chain across frame groups is not retracked", 0.6, chain, []int{0, 0, 0, 1, 1, 1}, -1},
+	} {
+		s, r, opt := bentScene(tc.turn)
+		got := Retrack(s, r, opt, tc.frames, tc.chain, tol, radius, 2)
+		if got == nil {
+			if tc.moved >= 0 {
+				t.Errorf("%s: no result", tc.name)
+			}
+			continue
+		}
+		if tc.moved < 0 || got.Maps != tc.moved {
+			t.Errorf("%s: %d maps changed, want %d", tc.name, got.Maps, tc.moved)
+			continue
+		}
+		for k, p := range got.Poses {
+			if math.Hypot(p.X, p.Y) > 0.05 || math.Abs(p.Theta) > 0.02 {
+				t.Errorf("%s: map %d at %+v, want the origin", tc.name, k, p)
+			}
+		}
+		for g, c := range got.Result.Cluster { // every observation with its landmark's
+			id := s.Maps[g/4].Landmarks[g%4].Name
+			if want := got.Result.Cluster[firstObservationOf(s, id, 0)]; c != want || want < 0 {
+				t.Errorf("%s: observation %d (landmark %s) in cluster %d, want %d", tc.name, g, id, c, want)
+			}
+		}
+	}
+}
+
+func TestCostCountingLone(t *testing.T) {
+	s, _, _ := bentScene(0) // 24 observations
+	for _, tc := range []struct {
+		name string
+		cost float64
+		read int // observations the optimizer read
+		want float64
+	}{
+		{"every observation read", 3.5, 24, 3.5},
+		{"four in no cluster cost an outlier each", 3.5, 20, 3.5 + 4*OutlierCost},
+		{"none read", 0, 0, 24 * OutlierCost},
+	} {
+		opt := &Optimized{Graph: &PoseGraph{Observations: make([]Observation, tc.read)}, Cost: tc.cost}
+		if got := opt.CostCountingLone(s); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
