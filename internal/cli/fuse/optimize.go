@@ -235,7 +235,8 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 // relocates the maps a placement of their own explains better
 // (fusion.Relocate), else a robot's end maps (fusion.RelocateEnds), else
 // half a robot's maps where its two halves align (fusion.RealignSplit),
-// and optimizes from there; until nothing changes, the clusters come back to
+// else a robot's maps placed again along its path where that costs less
+// optimized (retrack), and optimizes from there; until nothing changes, the clusters come back to
 // an earlier round's, or fusion.SettleRounds have run. f then holds the
 // last map optimized. For tracked maps only (fusion's settle.go). what,
 // when not empty, says which map it settles on stderr.
