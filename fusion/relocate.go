@@ -121,12 +121,7 @@ func (l *relocation) better(lms []localmap.Landmark, pose localmap.Pose, cluster
 	if len(tried) == 0 {
 		return mapPlacement{}, false
 	}
-	best := tried[0]
-	for _, p := range tried[1:] {
-		if p.explain > best.explain || p.explain == best.explain && shift(p.pose, pose) < shift(best.pose, pose) {
-			best = p
-		}
-	}
+	best := mostExplaining(tried, pose)
 	if best.explain < current+RelocateGain {
 		return mapPlacement{}, false
 	}
@@ -137,6 +132,18 @@ func (l *relocation) better(lms []localmap.Landmark, pose localmap.Pose, cluster
 		}
 	}
 	return best, true
+}
+
+// mostExplaining is the placement of tried (not empty) that explains
+// the most landmarks, the one nearest pose on a tie (then the first).
+func mostExplaining(tried []mapPlacement, pose localmap.Pose) mapPlacement {
+	best := tried[0]
+	for _, p := range tried[1:] {
+		if p.explain > best.explain || p.explain == best.explain && shift(p.pose, pose) < shift(best.pose, pose) {
+			best = p
+		}
+	}
+	return best
 }
 
 // candidate pairs landmark j of a map with cluster c.

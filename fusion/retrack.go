@@ -75,12 +75,7 @@ func Retrack(s *localmap.Set, r *Result, opt *Optimized, frames, chain []int, to
 		} else {
 			prev := chain[i-1]
 			pred := compose(out.Poses[prev], s.Poses[prev].Between(s.Poses[k]))
-			p = l.place(lms, pred)
-			for _, q := range l.placements(lms, pred) {
-				if q.explain > p.explain || q.explain == p.explain && shift(q.pose, pred) < shift(p.pose, pred) {
-					p = q
-				}
-			}
+			p = mostExplaining(append([]mapPlacement{l.place(lms, pred)}, l.placements(lms, pred)...), pred)
 		}
 		out.Poses[k] = p.pose
 		if !slices.Equal(cluster[first[k]:first[k+1]], p.cluster) {
