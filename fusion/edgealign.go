@@ -19,7 +19,10 @@ const joinNeighbours = 6
 // so two maps nearly alike can propose different motions; an edge has no
 // order to lose. Every proposal is counted, so the result also holds
 // the proposals and runnerUp, the most pairings of a motion that moves
-// one of b's landmarks over two tolerances from where the best puts it.
+// one of b's landmarks over two tolerances from where the best puts it,
+// both refitted to their pairings: two edges of one alignment, each
+// fitting it on two landmarks a few tenths of a metre off, can turn it
+// enough to lay a far landmark that far apart, and are one motion.
 func alignByEdges(a, b *mapIndex, tol float64) alignment {
 	ea, eb := edges(a.pts, joinNeighbours), edges(b.pts, joinNeighbours)
 	sort.SliceStable(eb, func(x, y int) bool { return eb[x].d < eb[y].d })
@@ -58,14 +61,16 @@ func alignByEdges(a, b *mapIndex, tol float64) alignment {
 	}
 	al := motion(best)
 	al.proposals = proposals
+	refit(a, b, &al, tol)
 	sort.SliceStable(tried, func(x, y int) bool { return tried[x].n > tried[y].n })
 	for _, p := range tried {
-		if h := motion(p); movesApart(b.pts, &al, &h, 2*tol) {
-			al.runnerUp = p.n
+		h := motion(p)
+		refit(a, b, &h, tol)
+		if movesApart(b.pts, &al, &h, 2*tol) {
+			al.runnerUp = len(h.matches)
 			break
 		}
 	}
-	refit(a, b, &al, tol)
 	return al
 }
 
