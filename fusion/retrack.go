@@ -31,15 +31,26 @@ func (o *Optimized) CostCountingLone(s *localmap.Set) float64 {
 }
 
 // Retracked is every robot's maps placed again along its path against
-// opt's landmarks (Retrack), forwards and backwards, where that changes
-// some map's clusters.
+// opt's landmarks (retrack), forwards and backwards, where that changes
+// some map's clusters. A robot whose maps span components or frame
+// groups is not placed again; nor is any without poses. Clusters smaller
+// than minCluster are dropped.
 func Retracked(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, radius float64, minCluster int) []*Relocated {
+	if s.Poses == nil {
+		return nil
+	}
+	l, key := newRelocation(s, r, opt, frames, tol, radius)
+	first := observationStarts(s)
 	var out []*Relocated
 	for _, chain := range robotChains(s) {
+		if len(chain) < 2 || !sameKey(chain, key) {
+			continue
+		}
+		l.key = key[chain[0]]
 		back := slices.Clone(chain)
 		slices.Reverse(back)
 		for _, c := range [][]int{chain, back} {
-			if rel := Retrack(s, r, opt, frames, c, tol, radius, minCluster); rel != nil && rel.Maps > 0 {
+			if rel := l.retrack(s, r, opt, first, c, minCluster); rel.Maps > 0 {
 				out = append(out, rel)
 			}
 		}
@@ -47,24 +58,17 @@ func Retracked(s *localmap.Set, r *Result, opt *Optimized, frames []int, tol, ra
 	return out
 }
 
-// Retrack places one robot's maps (chain, in the order given) one after
-// another against opt's landmarks, as a SLAM front end tracks a robot in
-// a known map: the first stays where opt put it; each next one is
-// predicted from the last placed by their odometry (s.Poses) and moved to
-// the placement near the prediction (placementPoses) that explains the
-// most of its landmarks, each by a cluster of its own within radius, the
-// one nearest the prediction on a tie. The chain's observations take the
-// clusters their placements give (or none); the rest of r stands, and
-// Maps counts the maps whose clusters changed. It returns nil without
-// poses, or where the chain spans components or frame groups. Clusters
-// smaller than minCluster are dropped.
-func Retrack(s *localmap.Set, r *Result, opt *Optimized, frames, chain []int, tol, radius float64, minCluster int) *Relocated {
-	l, key := newRelocation(s, r, opt, frames, tol, radius)
-	if s.Poses == nil || len(chain) < 2 || !sameKey(chain, key) {
-		return nil
-	}
-	l.key = key[chain[0]]
-	first := observationStarts(s)
+// retrack places one robot's maps (chain, in the order given; first as
+// observationStarts) one after another against l's landmarks, as a SLAM
+// front end tracks a robot in a known map: the first stays where opt put
+// it; each next one is predicted from the last placed by their odometry
+// (s.Poses) and moved to the placement near the prediction
+// (placementPoses) that explains the most of its landmarks, each by a
+// cluster of its own within radius, the one nearest the prediction on a
+// tie. The chain's observations take the clusters their placements give
+// (or none); the rest of r stands, and Maps counts the maps whose
+// clusters changed.
+func (l *relocation) retrack(s *localmap.Set, r *Result, opt *Optimized, first, chain []int, minCluster int) *Relocated {
 	out := &Relocated{Poses: slices.Clone(opt.Graph.Poses)}
 	cluster := slices.Clone(r.Cluster)
 	for i, k := range chain {

@@ -2,7 +2,6 @@ package fusion
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"testing"
 
@@ -34,45 +33,44 @@ func bentScene(turn float64) (*localmap.Set, *Result, *Optimized) {
 	return s, r, opt
 }
 
-func TestRetrack(t *testing.T) {
+func TestRetracked(t *testing.T) {
 	const tol, radius = 0.4, 0.6
-	chain := []int{0, 1, 2, 3, 4, 5}
-	back := slices.Clone(chain)
-	slices.Reverse(back)
 	for _, tc := range []struct {
-		name   string
-		turn   float64
-		chain  []int
-		frames []int
-		moved  int // maps whose observations change cluster; −1: no result
+		name    string
+		turn    float64
+		frames  []int
+		noPoses bool
+		placed  int // placements returned (forwards, backwards), each moving the two bent maps back
 	}{
-		{"the bent maps come back, forwards", 0.6, chain, nil, 2},
-		{"and backwards", 0.6, back, nil, 2},
-		{"bent by more than RelocateTurn", -1, chain, nil, 2},
-		{"where they belong, nothing changes", 0, chain, nil, 0},
-		{"a chain across frame groups is not retracked", 0.6, chain, []int{0, 0, 0, 1, 1, 1}, -1},
+		{"the bent maps come back, forwards and backwards", 0.6, nil, false, 2},
+		{"bent by more than RelocateTurn", -1, nil, false, 2},
+		{"where they belong, nothing changes", 0, nil, false, 0},
+		{"a robot across frame groups is not placed again", 0.6, []int{0, 0, 0, 1, 1, 1}, false, 0},
+		{"without poses, nothing to predict by", 0.6, nil, true, 0},
 	} {
 		s, r, opt := bentScene(tc.turn)
-		got := Retrack(s, r, opt, tc.frames, tc.chain, tol, radius, 2)
-		if got == nil {
-			if tc.moved >= 0 {
-				t.Errorf("%s: no result", tc.name)
-			}
+		if tc.noPoses {
+			s.Poses = nil
+		}
+		got := Retracked(s, r, opt, tc.frames, tol, radius, 2)
+		if len(got) != tc.placed {
+			t.Errorf("%s: %d placements, want %d", tc.name, len(got), tc.placed)
 			continue
 		}
-		if tc.moved < 0 || got.Maps != tc.moved {
-			t.Errorf("%s: %d maps changed, want %d", tc.name, got.Maps, tc.moved)
-			continue
-		}
-		for k, p := range got.Poses {
-			if math.Hypot(p.X, p.Y) > 0.05 || math.Abs(p.Theta) > 0.02 {
-				t.Errorf("%s: map %d at %+v, want the origin", tc.name, k, p)
+		for _, rel := range got {
+			if rel.Maps != 2 {
+				t.Errorf("%s: %d maps changed, want 2", tc.name, rel.Maps)
 			}
-		}
-		for g, c := range got.Result.Cluster { // every observation with its landmark's
-			id := s.Maps[g/4].Landmarks[g%4].Name
-			if want := got.Result.Cluster[firstObservationOf(s, id, 0)]; c != want || want < 0 {
-				t.Errorf("%s: observation %d (landmark %s) in cluster %d, want %d", tc.name, g, id, c, want)
+			for k, p := range rel.Poses {
+				if math.Hypot(p.X, p.Y) > 0.05 || math.Abs(p.Theta) > 0.02 {
+					t.Errorf("%s: map %d at %+v, want the origin", tc.name, k, p)
+				}
+			}
+			for g, c := range rel.Result.Cluster { // every observation with its landmark's
+				id := s.Maps[g/4].Landmarks[g%4].Name
+				if want := rel.Result.Cluster[firstObservationOf(s, id, 0)]; c != want || want < 0 {
+					t.Errorf("%s: observation %d (landmark %s) in cluster %d, want %d", tc.name, g, id, c, want)
+				}
 			}
 		}
 	}

@@ -236,15 +236,16 @@ func (o *fuseOptions) fuseFirst(ctx context.Context, s, placed *localmap.Set, mo
 // (fusion.Relocate), else a robot's end maps (fusion.RelocateEnds), else
 // half a robot's maps where its two halves align (fusion.RealignSplit),
 // else a robot's maps placed again along its path where that costs less
-// optimized (retrack), and optimizes from there; until nothing changes, the clusters come back to
-// an earlier round's, or fusion.SettleRounds have run. f then holds the
+// optimized (retrack), and optimizes from there; until nothing changes,
+// the clusters come back to an earlier round's, or fusion.SettleRounds
+// have run. f then holds the
 // last map optimized. For tracked maps only (fusion's settle.go). what,
 // when not empty, says which map it settles on stderr.
 func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stderr io.Writer) error {
 	radius := fusion.SettleRadius * f.model.tol
 	start, rounds, moved, how := f.final.result.Clusters, 0, 0, "still changing at the last"
 	inHalves := 0  // maps moved as half a robot's (fusion.RealignSplit)
-	retracked := 0 // maps placed again along their robot's path (fusion.Retrack)
+	retracked := 0 // maps placed again along their robot's path (fusion.Retracked)
 	seen := []*fusion.Result{f.final.result}
 	seenBefore := func(r *fusion.Result) bool {
 		return slices.ContainsFunc(seen, func(e *fusion.Result) bool { return fusion.SameClusters(r, e) })
@@ -254,6 +255,7 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 		t0 := time.Now()
 		r := fusion.Reassociate(f.placed, m.result, m.opt, f.model.frames, radius, o.minCluster)
 		poses := m.opt.Graph.Poses
+		var optimized *fusedMap // the map retrack optimized already, if it moved maps
 		// Association settled, or came back to clusters it had left:
 		// relocate single maps, else a robot's end maps.
 		same := fusion.SameClusters(r, m.result)
@@ -267,12 +269,12 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 				inHalves += rel.Maps
 			}
 			if rel.Maps == 0 {
-				better, err := o.retrack(ctx, f, radius)
+				better, again, err := o.retrack(ctx, f, radius)
 				if err != nil {
 					return err
 				}
 				if better != nil {
-					rel = better
+					rel, optimized = better, again
 					retracked += rel.Maps
 				}
 			}
@@ -291,9 +293,12 @@ func (o *fuseOptions) settle(ctx context.Context, f *firstMap, what string, stde
 		}
 		seen = append(seen, r)
 		r.Method, r.Seconds = m.result.Method, m.result.Seconds+time.Since(t0).Seconds()
-		again, err := o.newFusedMapFrom(ctx, f.placed, poses, r, f.model, io.Discard)
-		if err != nil {
-			return err
+		again := optimized
+		if again == nil {
+			var err error
+			if again, err = o.newFusedMapFrom(ctx, f.placed, poses, r, f.model, io.Discard); err != nil {
+				return err
+			}
 		}
 		if again.opt == nil {
 			how = "then the optimizer could not run, so the last optimized map stands"
@@ -496,24 +501,26 @@ func addOptimizedFigure(files map[string][]byte, opt *optimization, r *fusion.Re
 }
 
 // retrack is the placement of one robot's maps again along its path
-// (fusion.Retracked) that, optimized from there, costs least, when that
-// is less than f's final map by one outlier's cost (both counting the
-// observations in no cluster as outliers); nil otherwise.
-func (o *fuseOptions) retrack(ctx context.Context, f *firstMap, radius float64) (*fusion.Relocated, error) {
+// (fusion.Retracked) that, optimized from there, costs least, and that
+// map optimized, when it costs less than f's final map by one outlier's
+// cost (both counting the observations in no cluster as outliers); nil
+// otherwise.
+func (o *fuseOptions) retrack(ctx context.Context, f *firstMap, radius float64) (*fusion.Relocated, *fusedMap, error) {
 	m := f.final
 	best := m.opt.CostCountingLone(f.placed) - fusion.OutlierCost
 	var out *fusion.Relocated
+	var optimized *fusedMap
 	for _, rel := range fusion.Retracked(f.placed, m.result, m.opt, f.model.frames, f.model.tol, radius, o.minCluster) {
 		again, err := o.newFusedMapFrom(ctx, f.placed, rel.Poses, rel.Result, f.model, io.Discard)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if again.opt == nil {
 			continue
 		}
 		if cost := again.opt.CostCountingLone(f.placed); cost < best {
-			best, out = cost, rel
+			best, out, optimized = cost, rel, again
 		}
 	}
-	return out, nil
+	return out, optimized, nil
 }
