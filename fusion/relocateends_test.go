@@ -20,8 +20,7 @@ func endsScene(turn float64) (*localmap.Set, *Result, *Optimized) {
 	s := &localmap.Set{}
 	r := &Result{Clusters: len(endsWorld)}
 	poses := make([]localmap.Pose, len(sees))
-	swing := localmap.Pose{Theta: turn}
-	swing.X, swing.Y = 2-(math.Cos(turn)*2-math.Sin(turn)*1), 1-(math.Sin(turn)*2+math.Cos(turn)*1)
+	swing := swungAbout21(turn)
 	for k, ids := range sees {
 		s.Maps = append(s.Maps, worldMap(k, endsWorld, ids))
 		for _, id := range ids {
@@ -37,6 +36,12 @@ func endsScene(turn float64) (*localmap.Set, *Result, *Optimized) {
 	}
 	opt := &Optimized{Graph: &PoseGraph{Poses: poses, Landmarks: endsWorld}, Component: make([]int, len(sees))}
 	return s, r, opt
+}
+
+// swungAbout21 is the pose that turns the origin's frame by turn about
+// (2, 1).
+func swungAbout21(turn float64) localmap.Pose {
+	return localmap.Pose{X: 2 - (math.Cos(turn)*2 - math.Sin(turn)*1), Y: 1 - (math.Sin(turn)*2 + math.Cos(turn)*1), Theta: turn}
 }
 
 func TestRelocateEnds(t *testing.T) {

@@ -15,8 +15,6 @@ import (
 func bentScene(turn float64) (*localmap.Set, *Result, *Optimized) {
 	s, r, opt := endsScene(0)
 	s.Poses = make([]localmap.Pose, len(s.Maps))
-	swing := localmap.Pose{Theta: turn}
-	swing.X, swing.Y = 2-(math.Cos(turn)*2-math.Sin(turn)*1), 1-(math.Sin(turn)*2+math.Cos(turn)*1)
 	for g := range r.Cluster {
 		k := g / 4
 		r.Cluster[g], _ = strconv.Atoi(s.Maps[k].Landmarks[g%4].Name)
@@ -27,7 +25,7 @@ func bentScene(turn float64) (*localmap.Set, *Result, *Optimized) {
 	for k := range opt.Graph.Poses {
 		opt.Graph.Poses[k] = localmap.Pose{}
 		if k == 2 || k == 3 {
-			opt.Graph.Poses[k] = swing
+			opt.Graph.Poses[k] = swungAbout21(turn)
 		}
 	}
 	return s, r, opt
